@@ -1,0 +1,106 @@
+//! Denied columns: which restricted columns a statement could read.
+//!
+//! The check is conservative, because a false "allowed" leaks data: a denied column's name used
+//! anywhere, `*` while a table with denied columns is read, `t.*` and whole-row references
+//! (`SELECT c FROM customers c`, `row_to_json(c)`) over such a table are all refused.
+
+use sqlparser::ast::{Ident, ObjectName};
+
+use crate::rejection::Position;
+use crate::{Policy, RejectKind, TableName};
+
+/// The column references, wildcards and table aliases a walk has seen.
+#[derive(Debug)]
+pub(crate) struct ColumnUse {
+    /// Only collect when the policy denies columns.
+    enabled: bool,
+    tables: Vec<(TableName, Option<String>)>,
+    /// `None` for a bare `*`, else the qualifier's last part.
+    wildcards: Vec<Option<String>>,
+    identifiers: Vec<(Vec<Ident>, Option<Position>)>,
+}
+
+impl ColumnUse {
+    pub(crate) fn new(enabled: bool) -> Self {
+        ColumnUse {
+            enabled,
+            tables: Vec::new(),
+            wildcards: Vec::new(),
+            identifiers: Vec::new(),
+        }
+    }
+
+    /// A table read in FROM, with its alias.
+    pub(crate) fn table_alias(&mut self, name: &ObjectName, alias: Option<&Ident>) {
+        if self.enabled {
+            let alias = alias.map(|a| a.value.clone());
+            self.tables.push((TableName::from_object_name(name), alias));
+        }
+    }
+
+    /// A `*` (no qualifier) or `qualifier.*`.
+    pub(crate) fn wildcard(&mut self, qualifier: Option<&ObjectName>) {
+        if self.enabled {
+            let last = qualifier
+                .and_then(|q| q.0.last())
+                .map(|p| match p.as_ident() {
+                    Some(ident) => ident.value.clone(),
+                    None => p.to_string(),
+                });
+            self.wildcards.push(last);
+        }
+    }
+
+    /// A column or whole-row reference, possibly qualified.
+    pub(crate) fn identifier(&mut self, parts: &[Ident], at: Option<Position>) {
+        if self.enabled {
+            self.identifiers.push((parts.to_vec(), at));
+        }
+    }
+
+    /// The reasons to refuse, given every table the statement reads.
+    pub(crate) fn denied(&self, policy: &Policy, tables: &[TableName]) -> Vec<RejectKind> {
+        let mut found = Vec::new();
+        if !self.enabled {
+            return found;
+        }
+        // Names by which a table with denied columns can be referred to.
+        let hidden: Vec<&str> = self
+            .tables
+            .iter()
+            .filter(|(table, _)| policy.hides_columns_of(table))
+            .flat_map(|(table, alias)| [Some(table.name()), alias.as_deref()])
+            .flatten()
+            .collect();
+        for wildcard in &self.wildcards {
+            match wildcard {
+                None if !hidden.is_empty() => {
+                    found.push(RejectKind::ColumnNotAllowed { name: "*".into() });
+                }
+                Some(q) if hidden.iter().any(|h| h.eq_ignore_ascii_case(q)) => {
+                    found.push(RejectKind::ColumnNotAllowed {
+                        name: format!("{q}.*"),
+                    });
+                }
+                _ => {}
+            }
+        }
+        for (parts, _) in &self.identifiers {
+            let Some(last) = parts.last() else { continue };
+            let written = parts
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join(".");
+            let denied_column = policy.denied_columns.iter().any(|c| {
+                c.column.eq_ignore_ascii_case(&last.value) && tables.iter().any(|t| c.applies_to(t))
+            });
+            let whole_row =
+                parts.len() == 1 && hidden.iter().any(|h| h.eq_ignore_ascii_case(&last.value));
+            if denied_column || whole_row {
+                found.push(RejectKind::ColumnNotAllowed { name: written });
+            }
+        }
+        found
+    }
+}

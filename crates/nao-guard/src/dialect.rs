@@ -1,0 +1,209 @@
+//! The SQL dialects the guard understands, and the sqlparser dialect that parses each.
+
+use std::fmt;
+use std::str::FromStr;
+
+use sqlparser::dialect::{
+    AnsiDialect, BigQueryDialect, ClickHouseDialect, DatabricksDialect, Dialect, DuckDbDialect,
+    GenericDialect, HiveDialect, MsSqlDialect, MySqlDialect, PostgreSqlDialect, RedshiftSqlDialect,
+    SQLiteDialect, SnowflakeDialect, SparkSqlDialect,
+};
+
+/// An engine family whose SQL the guard parses, checks and rewrites.
+///
+/// Each variant maps to the sqlparser dialect that parses it (see [`SqlDialect::parser_dialect`])
+/// and to its own catalogue of allowed and denied functions. Wire-compatible engines share a
+/// variant: say `MySql` for StarRocks, Doris and TiDB, `Postgres` for CockroachDB or YugabyteDB,
+/// `Trino` for Presto and Athena, `MsSql` for Fabric and Synapse.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SqlDialect {
+    /// Permissive SQL that no particular engine owns (parses the union of common syntax).
+    Generic,
+    /// Strict ANSI SQL (row caps are written as `FETCH FIRST n ROWS ONLY`).
+    Ansi,
+    /// PostgreSQL and wire-compatible engines.
+    Postgres,
+    /// Amazon Redshift.
+    Redshift,
+    /// MySQL, and the MySQL-compatible StarRocks, Doris and TiDB.
+    MySql,
+    /// MariaDB.
+    MariaDb,
+    /// SQLite.
+    Sqlite,
+    /// DuckDB.
+    DuckDb,
+    /// Snowflake.
+    Snowflake,
+    /// Google BigQuery (GoogleSQL).
+    BigQuery,
+    /// Databricks SQL.
+    Databricks,
+    /// Apache Spark SQL.
+    Spark,
+    /// Apache Hive.
+    Hive,
+    /// Microsoft SQL Server, Azure SQL, Fabric and Synapse (T-SQL; row caps are written as `TOP`).
+    MsSql,
+    /// ClickHouse.
+    ClickHouse,
+    /// Trino, Presto and Amazon Athena.
+    Trino,
+}
+
+impl SqlDialect {
+    /// Every dialect, in declaration order.
+    pub const ALL: [SqlDialect; 16] = [
+        SqlDialect::Generic,
+        SqlDialect::Ansi,
+        SqlDialect::Postgres,
+        SqlDialect::Redshift,
+        SqlDialect::MySql,
+        SqlDialect::MariaDb,
+        SqlDialect::Sqlite,
+        SqlDialect::DuckDb,
+        SqlDialect::Snowflake,
+        SqlDialect::BigQuery,
+        SqlDialect::Databricks,
+        SqlDialect::Spark,
+        SqlDialect::Hive,
+        SqlDialect::MsSql,
+        SqlDialect::ClickHouse,
+        SqlDialect::Trino,
+    ];
+
+    /// The canonical lower-case name (`"postgres"`, `"duckdb"`, …), accepted by [`FromStr`].
+    pub fn name(self) -> &'static str {
+        match self {
+            SqlDialect::Generic => "generic",
+            SqlDialect::Ansi => "ansi",
+            SqlDialect::Postgres => "postgres",
+            SqlDialect::Redshift => "redshift",
+            SqlDialect::MySql => "mysql",
+            SqlDialect::MariaDb => "mariadb",
+            SqlDialect::Sqlite => "sqlite",
+            SqlDialect::DuckDb => "duckdb",
+            SqlDialect::Snowflake => "snowflake",
+            SqlDialect::BigQuery => "bigquery",
+            SqlDialect::Databricks => "databricks",
+            SqlDialect::Spark => "spark",
+            SqlDialect::Hive => "hive",
+            SqlDialect::MsSql => "mssql",
+            SqlDialect::ClickHouse => "clickhouse",
+            SqlDialect::Trino => "trino",
+        }
+    }
+
+    /// The sqlparser dialect that parses this engine's SQL.
+    pub fn parser_dialect(self) -> &'static dyn Dialect {
+        match self {
+            SqlDialect::Generic | SqlDialect::Trino => &GenericDialect,
+            SqlDialect::Ansi => &AnsiDialect {},
+            SqlDialect::Postgres => &PostgreSqlDialect {},
+            SqlDialect::Redshift => &RedshiftSqlDialect {},
+            SqlDialect::MySql | SqlDialect::MariaDb => &MySqlDialect {},
+            SqlDialect::Sqlite => &SQLiteDialect {},
+            SqlDialect::DuckDb => &DuckDbDialect {},
+            SqlDialect::Snowflake => &SnowflakeDialect,
+            SqlDialect::BigQuery => &BigQueryDialect,
+            SqlDialect::Databricks => &DatabricksDialect,
+            SqlDialect::Spark => &SparkSqlDialect,
+            SqlDialect::Hive => &HiveDialect {},
+            SqlDialect::MsSql => &MsSqlDialect {},
+            SqlDialect::ClickHouse => &ClickHouseDialect {},
+        }
+    }
+
+    /// How this engine caps the rows of a query.
+    pub fn row_cap_syntax(self) -> RowCapSyntax {
+        match self {
+            SqlDialect::MsSql => RowCapSyntax::Top,
+            SqlDialect::Ansi => RowCapSyntax::FetchFirst,
+            _ => RowCapSyntax::Limit,
+        }
+    }
+}
+
+/// The clause an engine uses to cap the rows of a query; the guard writes its row cap in it.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RowCapSyntax {
+    /// `LIMIT n` (most engines).
+    Limit,
+    /// `SELECT TOP n …` (T-SQL).
+    Top,
+    /// `FETCH FIRST n ROWS ONLY` (ANSI SQL:2008).
+    FetchFirst,
+}
+
+impl fmt::Display for SqlDialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The error of parsing a [`SqlDialect`] from an unknown name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown SQL dialect {name:?}; expected one of: generic, ansi, postgres, redshift, mysql, \
+     mariadb, sqlite, duckdb, snowflake, bigquery, databricks, spark, hive, mssql, clickhouse, trino"
+)]
+pub struct UnknownDialect {
+    /// The name that was given.
+    pub name: String,
+}
+
+impl FromStr for SqlDialect {
+    type Err = UnknownDialect;
+
+    /// Parses a dialect name, case-insensitively, including the names of compatible engines
+    /// (`"postgresql"`, `"tidb"`, `"presto"`, `"athena"`, `"tsql"`, `"sqlserver"`, …).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let lower = s.trim().to_ascii_lowercase();
+        let dialect = match lower.as_str() {
+            "generic" => SqlDialect::Generic,
+            "ansi" => SqlDialect::Ansi,
+            "postgres" | "postgresql" | "pg" | "cockroachdb" | "yugabytedb" | "greenplum"
+            | "materialize" | "risingwave" => SqlDialect::Postgres,
+            "redshift" => SqlDialect::Redshift,
+            "mysql" | "starrocks" | "doris" | "tidb" | "singlestore" => SqlDialect::MySql,
+            "mariadb" => SqlDialect::MariaDb,
+            "sqlite" | "sqlite3" => SqlDialect::Sqlite,
+            "duckdb" => SqlDialect::DuckDb,
+            "snowflake" => SqlDialect::Snowflake,
+            "bigquery" | "googlesql" => SqlDialect::BigQuery,
+            "databricks" => SqlDialect::Databricks,
+            "spark" | "sparksql" => SqlDialect::Spark,
+            "hive" => SqlDialect::Hive,
+            "mssql" | "tsql" | "sqlserver" | "fabric" | "synapse" | "azuresql" => SqlDialect::MsSql,
+            "clickhouse" => SqlDialect::ClickHouse,
+            "trino" | "presto" | "athena" => SqlDialect::Trino,
+            _ => return Err(UnknownDialect { name: s.to_owned() }),
+        };
+        Ok(dialect)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_round_trips() {
+        for dialect in SqlDialect::ALL {
+            assert_eq!(dialect.name().parse::<SqlDialect>(), Ok(dialect));
+            assert_eq!(
+                dialect.to_string().to_uppercase().parse::<SqlDialect>(),
+                Ok(dialect)
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_name_lists_the_known_ones() {
+        let err = "oracle9".parse::<SqlDialect>().unwrap_err();
+        assert!(err.to_string().contains("\"oracle9\""));
+        assert!(err.to_string().contains("duckdb"));
+    }
+}

@@ -1,0 +1,187 @@
+//! `check` and `analyze`: the pipeline from text to verdict.
+
+use sqlparser::ast::Statement;
+use sqlparser::parser::{Parser, ParserError};
+
+use crate::lexical::{self, TokenFacts};
+use crate::limit;
+use crate::statement::{self, Root};
+use crate::walker::Walker;
+use crate::{Analysis, Policy, ReadOnlySql, RejectKind, Rejection, SqlDialect, StatementKind};
+
+/// Proves `sql` read-only under `policy`, or says why not.
+///
+/// On success the [`ReadOnlySql`] carries the text to run (with the policy's row cap applied in
+/// the dialect's own syntax), the tables it reads and its own top-level limit. On failure the
+/// [`Rejection`] says what was refused and, in its `Display`, what to write instead.
+///
+/// ```
+/// use nao_guard::{check, Policy, RejectKind, SqlDialect};
+///
+/// let policy = Policy::default().with_row_cap(100);
+/// let ok = check("SELECT region, sum(amount) FROM sales GROUP BY 1", SqlDialect::Postgres, &policy)?;
+/// assert_eq!(ok.sql(), "SELECT region, sum(amount) FROM sales GROUP BY 1 LIMIT 100");
+///
+/// let err = check("WITH d AS (DELETE FROM sales RETURNING *) SELECT * FROM d", SqlDialect::Postgres, &policy)
+///     .unwrap_err();
+/// assert!(matches!(err.kind(), RejectKind::WriteInQuery { .. }));
+/// # Ok::<(), nao_guard::Rejection>(())
+/// ```
+pub fn check(sql: &str, dialect: SqlDialect, policy: &Policy) -> Result<ReadOnlySql, Rejection> {
+    let (mut statement, facts) = parse_one(sql, dialect, policy)?;
+    let mut walker = Walker::new(dialect, policy, true);
+    let kind = judge(&statement, policy, &mut walker);
+    if let Some(rejection) = walker.rejections.into_iter().next() {
+        return Err(rejection);
+    }
+    let Some(kind) = kind else {
+        // Unreachable in practice: a statement without a kind always carries a rejection.
+        let what = "a statement the guard could not classify".to_owned();
+        return Err(Rejection::new(
+            RejectKind::NotAQuery { statement: what },
+            dialect,
+        ));
+    };
+    let own_limit = limit::top_level_limit(&statement);
+    let capped = match policy.row_cap {
+        Some(cap) if kind == StatementKind::Query => limit::apply_cap(&mut statement, dialect, cap),
+        _ => false,
+    };
+    let sql = if capped {
+        let text = statement.to_string();
+        // The engine will run the printed text, so prove that text too.
+        check(&text, dialect, &policy.clone().without_row_cap())?;
+        text
+    } else {
+        significant_text(sql, &facts).to_owned()
+    };
+    Ok(ReadOnlySql {
+        sql,
+        dialect,
+        kind,
+        tables: walker.tables,
+        limit: own_limit,
+        cap_applied: capped,
+    })
+}
+
+/// Reports everything the guard finds in `sql`: tables, functions, the top-level limit, and
+/// every reason it would be refused (where [`check`] stops at the first). Never panics.
+///
+/// ```
+/// use nao_guard::{analyze, Policy, SqlDialect};
+///
+/// let analysis = analyze(
+///     "SELECT pg_sleep(5), * FROM orders o JOIN customers c ON c.id = o.customer_id FOR UPDATE",
+///     SqlDialect::Postgres,
+///     &Policy::default(),
+/// );
+/// let tables: Vec<String> = analysis.tables().iter().map(|t| t.to_string()).collect();
+/// assert_eq!(tables, ["orders", "customers"]);
+/// assert_eq!(analysis.rejections().len(), 2); // the locking clause and pg_sleep
+/// ```
+pub fn analyze(sql: &str, dialect: SqlDialect, policy: &Policy) -> Analysis {
+    let (statement, _) = match parse_one(sql, dialect, policy) {
+        Ok(parsed) => parsed,
+        Err(rejection) => {
+            return Analysis {
+                rejections: vec![rejection],
+                ..Analysis::default()
+            };
+        }
+    };
+    let mut walker = Walker::new(dialect, policy, false);
+    let kind = judge(&statement, policy, &mut walker);
+    Analysis {
+        kind,
+        limit: limit::top_level_limit(&statement),
+        tables: walker.tables,
+        functions: walker.functions,
+        rejections: walker.rejections,
+    }
+}
+
+/// Runs the checks that need no syntax tree, then parses exactly one statement.
+fn parse_one(
+    sql: &str,
+    dialect: SqlDialect,
+    policy: &Policy,
+) -> Result<(Statement, TokenFacts), Rejection> {
+    lexical::check_text(sql, dialect, policy)?;
+    let tokens = lexical::tokenize(sql, dialect)?;
+    let facts = lexical::check_tokens(&tokens, dialect, policy)?;
+    let parsed = Parser::new(dialect.parser_dialect())
+        .with_recursion_limit(policy.max_nesting)
+        .with_tokens_with_locations(tokens)
+        .parse_statements();
+    let mut statements = match parsed {
+        Ok(statements) => statements,
+        Err(_) if facts.into_file => return Err(Rejection::new(RejectKind::SelectInto, dialect)),
+        Err(ParserError::RecursionLimitExceeded) => {
+            return Err(Rejection::new(
+                RejectKind::TooDeep {
+                    limit: policy.max_nesting,
+                },
+                dialect,
+            ));
+        }
+        Err(ParserError::TokenizerError(message) | ParserError::ParserError(message)) => {
+            return Err(Rejection::new(RejectKind::Parse { message }, dialect));
+        }
+    };
+    match statements.len() {
+        0 => Err(Rejection::new(RejectKind::Empty, dialect)),
+        1 => Ok((statements.remove(0), facts)),
+        count => Err(Rejection::new(
+            RejectKind::MultipleStatements { count },
+            dialect,
+        )),
+    }
+}
+
+/// Classifies the statement and walks it; the walker holds the findings afterwards.
+fn judge(statement: &Statement, policy: &Policy, walker: &mut Walker<'_>) -> Option<StatementKind> {
+    let (kind, refusal) = match statement::classify(statement, policy) {
+        Root::Allowed(kind) => (Some(kind), None),
+        Root::Refused(kind) => (None, Some(kind)),
+        Root::Explain { inner, analyze } => match statement::classify(inner, policy) {
+            Root::Allowed(StatementKind::Query) => {
+                walker.allow_nested(inner);
+                (Some(StatementKind::Explain), None)
+            }
+            _ => {
+                walker.allow_nested(inner);
+                let name = statement::statement_name(inner);
+                let refusal = if analyze {
+                    RejectKind::WriteInQuery {
+                        what: format!("EXPLAIN ANALYZE runs the {name} it explains"),
+                    }
+                } else {
+                    RejectKind::NotAQuery {
+                        statement: format!("EXPLAIN {name}"),
+                    }
+                };
+                (None, Some(refusal))
+            }
+        },
+    };
+    if let Some(refusal) = refusal {
+        walker
+            .rejections
+            .push(Rejection::new(refusal, walker.dialect()));
+        if walker.stops_at_first() {
+            return None;
+        }
+    }
+    walker.walk(statement);
+    kind
+}
+
+/// The text up to the end of the last significant token, without trailing semicolons or
+/// comments (which some drivers refuse in a prepared statement).
+fn significant_text<'a>(sql: &'a str, facts: &TokenFacts) -> &'a str {
+    match facts.end {
+        Some(end) if facts.trailing => &sql[..lexical::byte_offset(sql, end)],
+        _ => sql.trim_end(),
+    }
+}

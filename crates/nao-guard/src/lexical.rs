@@ -1,0 +1,298 @@
+//! Checks on the raw text and its tokens, before anything is parsed.
+
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace};
+
+use crate::confusable::{ascii_lookalike, imitated_keyword};
+use crate::rejection::Position;
+use crate::{Policy, RejectKind, Rejection, SqlDialect};
+
+/// How many chain-forming operators a whole statement may hold, as a multiple of the per-level
+/// limit. Chains nested in parentheses add up to one deep tree, so the total needs a bound too.
+const TOTAL_CHAIN_FACTOR: usize = 10;
+
+/// Refuses text that is too long or holds control characters, without tokenizing it.
+pub(crate) fn check_text(sql: &str, dialect: SqlDialect, policy: &Policy) -> Result<(), Rejection> {
+    if sql.len() > policy.max_sql_bytes {
+        let kind = RejectKind::TooLong {
+            len: sql.len(),
+            max: policy.max_sql_bytes,
+        };
+        return Err(Rejection::new(kind, dialect));
+    }
+    let control = sql
+        .bytes()
+        .position(|b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0C)) || b == 0x7F);
+    if let Some(offset) = control {
+        let ch = char::from(sql.as_bytes()[offset]);
+        return Err(Rejection::new(RejectKind::ControlCharacter { ch }, dialect)
+            .at(Some(position_of(sql, offset))));
+    }
+    Ok(())
+}
+
+/// Tokenizes the text as the parser would.
+pub(crate) fn tokenize(sql: &str, dialect: SqlDialect) -> Result<Vec<TokenWithSpan>, Rejection> {
+    Tokenizer::new(dialect.parser_dialect(), sql)
+        .tokenize_with_location()
+        .map_err(|e| {
+            let position = Position {
+                line: e.location.line,
+                column: e.location.column,
+            };
+            Rejection::new(RejectKind::Parse { message: e.message }, dialect).at(Some(position))
+        })
+}
+
+/// What the token scan learned, for the steps after parsing.
+#[derive(Debug, Default)]
+pub(crate) struct TokenFacts {
+    /// Where the last token that is not whitespace, a comment or a semicolon ends.
+    pub(crate) end: Option<Location>,
+    /// Whether anything but whitespace follows `end` (semicolons, comments).
+    pub(crate) trailing: bool,
+    /// Whether `INTO OUTFILE` or `INTO DUMPFILE` appears (MySQL; the parser does not know it).
+    pub(crate) into_file: bool,
+}
+
+/// Refuses token streams that are empty, use look-alike keywords, hide MariaDB executable
+/// comments, or chain more operators than the policy allows.
+pub(crate) fn check_tokens(
+    tokens: &[TokenWithSpan],
+    dialect: SqlDialect,
+    policy: &Policy,
+) -> Result<TokenFacts, Rejection> {
+    let reject = |kind: RejectKind, at: Location| {
+        Err(Rejection::new(kind, dialect).at(Some(Position {
+            line: at.line,
+            column: at.column,
+        })))
+    };
+    let mut chains = ChainCounter::new(policy.max_operator_chain);
+    let mut facts = TokenFacts::default();
+    let mut previous_word = Keyword::NoKeyword;
+    for t in tokens {
+        match &t.token {
+            Token::Whitespace(Whitespace::MultiLineComment(text))
+                if dialect == SqlDialect::MariaDb && text.starts_with("M!") =>
+            {
+                let what = "a MariaDB executable comment /*M! … */, which the server runs as SQL";
+                return reject(
+                    RejectKind::SessionChange { what: what.into() },
+                    t.span.start,
+                );
+            }
+            Token::Whitespace(Whitespace::Space | Whitespace::Tab | Whitespace::Newline)
+            | Token::EOF => continue,
+            Token::Whitespace(_) | Token::SemiColon => {
+                facts.trailing = true;
+                continue;
+            }
+            Token::Word(word) if word.quote_style.is_none() => {
+                if previous_word == Keyword::INTO
+                    && (word.value.eq_ignore_ascii_case("outfile")
+                        || word.value.eq_ignore_ascii_case("dumpfile"))
+                {
+                    facts.into_file = true;
+                }
+                previous_word = word.keyword;
+                if let Some(keyword) = imitated_keyword(&word.value) {
+                    let kind = RejectKind::Confusable {
+                        word: word.value.clone(),
+                        looks_like: keyword,
+                    };
+                    return reject(kind, t.span.start);
+                }
+            }
+            Token::Char(c) => {
+                if let Some(ascii) = ascii_lookalike(*c) {
+                    let kind = RejectKind::Confusable {
+                        word: c.to_string(),
+                        looks_like: ascii.to_string(),
+                    };
+                    return reject(kind, t.span.start);
+                }
+            }
+            _ => {}
+        }
+        if !matches!(&t.token, Token::Word(w) if w.quote_style.is_none()) {
+            previous_word = Keyword::NoKeyword;
+        }
+        facts.end = Some(t.span.end);
+        facts.trailing = false;
+        if !chains.feed(&t.token) {
+            return reject(
+                RejectKind::TooDeep {
+                    limit: policy.max_operator_chain,
+                },
+                t.span.start,
+            );
+        }
+    }
+    if facts.end.is_none() {
+        return Err(Rejection::new(RejectKind::Empty, dialect));
+    }
+    Ok(facts)
+}
+
+/// The byte offset of a location (1-based line and column, in characters) in `sql`.
+pub(crate) fn byte_offset(sql: &str, at: Location) -> usize {
+    let mut line_start = 0;
+    for _ in 1..at.line {
+        match sql[line_start..].find('\n') {
+            Some(i) => line_start += i + 1,
+            None => return sql.len(),
+        }
+    }
+    let skip = usize::try_from(at.column.saturating_sub(1)).unwrap_or(usize::MAX);
+    sql[line_start..]
+        .char_indices()
+        .nth(skip)
+        .map_or(sql.len(), |(i, _)| line_start + i)
+}
+
+/// Counts operators that the parser chains into left-deep trees without recursing (binary
+/// operators, postfix casts, set operations), per level of parentheses and in total.
+struct ChainCounter {
+    limit: usize,
+    /// Per open parenthesis: (expression operators since the last reset, set operations).
+    levels: Vec<(usize, usize)>,
+    total: usize,
+}
+
+impl ChainCounter {
+    fn new(limit: usize) -> Self {
+        ChainCounter {
+            limit,
+            levels: vec![(0, 0)],
+            total: 0,
+        }
+    }
+
+    /// Feeds one token; false when a limit is exceeded.
+    fn feed(&mut self, token: &Token) -> bool {
+        let (ops, sets) = match self.levels.last_mut() {
+            Some(level) => level,
+            None => return true,
+        };
+        match token {
+            Token::LParen | Token::LBracket => {
+                *ops += 1;
+                self.total += 1;
+                self.levels.push((0, 0));
+            }
+            Token::RParen | Token::RBracket => {
+                if self.levels.len() > 1 {
+                    self.levels.pop();
+                }
+            }
+            Token::Comma => *ops = 0,
+            Token::Word(word) => match word.keyword {
+                Keyword::UNION | Keyword::EXCEPT | Keyword::INTERSECT | Keyword::MINUS => {
+                    *sets += 1;
+                    self.total += 1;
+                }
+                Keyword::AND
+                | Keyword::OR
+                | Keyword::XOR
+                | Keyword::IS
+                | Keyword::LIKE
+                | Keyword::ILIKE
+                | Keyword::RLIKE
+                | Keyword::REGEXP
+                | Keyword::SIMILAR
+                | Keyword::COLLATE
+                | Keyword::AT
+                | Keyword::DIV
+                | Keyword::MOD
+                | Keyword::BETWEEN
+                | Keyword::IN
+                | Keyword::NOT => {
+                    *ops += 1;
+                    self.total += 1;
+                }
+                Keyword::SELECT
+                | Keyword::FROM
+                | Keyword::WHERE
+                | Keyword::WHEN
+                | Keyword::THEN
+                | Keyword::ELSE
+                | Keyword::END
+                | Keyword::ON
+                | Keyword::HAVING
+                | Keyword::QUALIFY
+                | Keyword::BY
+                | Keyword::AS
+                | Keyword::CASE
+                | Keyword::JOIN
+                | Keyword::USING
+                | Keyword::LIMIT
+                | Keyword::OFFSET
+                | Keyword::VALUES => *ops = 0,
+                _ => {}
+            },
+            Token::Number(..)
+            | Token::Period
+            | Token::Placeholder(_)
+            | Token::LBrace
+            | Token::RBrace
+            | Token::Whitespace(_)
+            | Token::SemiColon
+            | Token::EOF => {}
+            t if is_literal(t) => {}
+            _ => {
+                *ops += 1;
+                self.total += 1;
+            }
+        }
+        let (ops, sets) = self.levels.last().copied().unwrap_or_default();
+        ops <= self.limit && sets <= self.limit && self.total <= self.limit * TOTAL_CHAIN_FACTOR
+    }
+}
+
+fn is_literal(token: &Token) -> bool {
+    matches!(
+        token,
+        Token::SingleQuotedString(_)
+            | Token::DoubleQuotedString(_)
+            | Token::TripleSingleQuotedString(_)
+            | Token::TripleDoubleQuotedString(_)
+            | Token::DollarQuotedString(_)
+            | Token::SingleQuotedByteStringLiteral(_)
+            | Token::DoubleQuotedByteStringLiteral(_)
+            | Token::TripleSingleQuotedByteStringLiteral(_)
+            | Token::TripleDoubleQuotedByteStringLiteral(_)
+            | Token::SingleQuotedRawStringLiteral(_)
+            | Token::DoubleQuotedRawStringLiteral(_)
+            | Token::TripleSingleQuotedRawStringLiteral(_)
+            | Token::TripleDoubleQuotedRawStringLiteral(_)
+            | Token::NationalStringLiteral(_)
+            | Token::EscapedStringLiteral(_)
+            | Token::UnicodeStringLiteral(_)
+            | Token::HexStringLiteral(_)
+    )
+}
+
+/// The line and column (1-based, in characters) of a byte offset.
+pub(crate) fn position_of(sql: &str, offset: usize) -> Position {
+    let before = &sql[..offset.min(sql.len())];
+    let line = before.bytes().filter(|&b| b == b'\n').count() as u64 + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() as u64 + 1;
+    Position { line, column }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_lines_and_characters() {
+        let sql = "SELECT 'é'\nFROM t\0";
+        assert_eq!(
+            position_of(sql, sql.len() - 1),
+            Position { line: 2, column: 7 }
+        );
+        assert_eq!(position_of(sql, 0), Position { line: 1, column: 1 });
+    }
+}

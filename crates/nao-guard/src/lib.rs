@@ -1,0 +1,101 @@
+//! # nao-guard
+//!
+//! Proves SQL read-only before it runs. A language model writes the SQL; this crate parses it
+//! with [sqlparser](https://docs.rs/sqlparser) in the engine's dialect, walks the **whole** syntax
+//! tree and refuses anything it cannot prove free of side effects. What passes comes back as a
+//! [`ReadOnlySql`], the only type the database adapters of nao-rs accept.
+//!
+//! ```
+//! use nao_guard::{check, Policy, RejectKind, SqlDialect};
+//!
+//! let policy = Policy::default().with_row_cap(1_000).deny_table("hr.*");
+//!
+//! let sql = check("SELECT * FROM orders WHERE status = 'shipped'", SqlDialect::DuckDb, &policy)?;
+//! assert_eq!(sql.sql(), "SELECT * FROM orders WHERE status = 'shipped' LIMIT 1000");
+//! assert!(sql.cap_applied());
+//!
+//! let refused = check("SELECT pg_read_file('/etc/passwd')", SqlDialect::Postgres, &policy).unwrap_err();
+//! assert!(matches!(refused.kind(), RejectKind::Function { .. }));
+//! println!("{refused}"); // a paragraph for the model: what was refused and what to do instead
+//! # Ok::<(), nao_guard::Rejection>(())
+//! ```
+//!
+//! ## Usage
+//! - [`check`] gives a verdict: `Ok(ReadOnlySql)` or the first [`Rejection`].
+//! - [`analyze`] gives the facts (tables, functions, top-level limit) and every rejection.
+//! - [`Policy`] sets limits, the row cap, table allow/deny lists, denied columns and extra
+//!   allowed functions. [`SqlDialect`] names the engine family.
+//!
+//! ## What is allowed, and why
+//! Exactly one statement (trailing semicolons and comments are fine), of these kinds:
+//! - **Queries**: SELECT, set operations, VALUES, `TABLE t`, DuckDB's `FROM t`, with CTEs
+//!   (including recursive ones), subqueries, joins, windows and dialect syntax.
+//! - **EXPLAIN** of a query (EXPLAIN ANALYZE runs it, which is fine for a query; EXPLAIN of
+//!   anything else is refused: EXPLAIN ANALYZE of a DELETE deletes).
+//! - **Introspection**: SHOW …, DESCRIBE …, SQLite's reporting PRAGMAs, unless the policy turns
+//!   it off.
+//!
+//! Everything else is refused by kind ([`RejectKind`]): deny by default. Inside an allowed
+//! statement the guard refuses, wherever they hide: data-modifying statements (in CTEs, set
+//! operations, EXPLAIN ANALYZE); `SELECT … INTO` and `INTO OUTFILE`; locking clauses and T-SQL
+//! locking hints; session variable assignment (`@x := …`) and ClickHouse `SETTINGS`; and every
+//! function that is not a known side-effect-free built-in of the dialect. Functions come in three
+//! tiers: a catalogue of **denied** functions (side effects, sleeping, locks, file and network
+//! access, SQL execution, administration — `pg_sleep`, `pg_read_file`, `dblink`, `read_csv`,
+//! `LOAD_FILE`, `xp_cmdshell`, `url`, …) always refused; a catalogue of **built-ins** known to be
+//! free of side effects, allowed; and **everything else** (user-defined functions, anything
+//! unknown) refused, because nothing proves it harmless — a host names its own safe functions
+//! with [`Policy::allow_function`]. Lexical tricks get their own kinds too: NUL and control
+//! characters, and keywords written with look-alike Unicode (`ＤＥＬＥＴＥ`, a Cyrillic `Е`).
+//!
+//! Tables are found CTE-aware and alias-aware and reported as written; the policy's allowlist and
+//! denylist apply to each. Denied columns are refused by name, through `*`, `t.*` and whole-row
+//! references.
+//!
+//! The guard is the first of two gates: the adapters also open connections read-only at the
+//! engine, so a statement the guard wrongly passed still cannot write.
+//!
+//! ## Untrusted input
+//! Every input gets a verdict: nothing panics, overflows the stack or runs long.
+//! - Text longer than [`Policy::with_max_sql_bytes`] (default 100 000 bytes) is refused
+//!   before it is tokenized, in constant time.
+//! - Nesting is bounded by the parser's recursion limit ([`Policy::with_max_nesting`], default
+//!   50); chains of operators and set operations, which parse into trees as deep as they are
+//!   long, by [`Policy::with_max_operator_chain`] (default 1 000 per level, 10 000 in all). The
+//!   walk over the tree stops at a depth derived from both. So memory and time are linear in the
+//!   text and the stack is bounded; a 1 MB text or 10 000 nested parentheses come back at once.
+//! - The crate has no `unsafe` code and is fuzzed (`fuzz/` in the repository).
+//!
+//! ## Performance
+//! The analyzer adds one walk over the tree to sqlparser's own tokenizing and parsing; function
+//! look-ups are binary searches over static sorted lists, with no allocation. Rewriting for a row
+//! cap prints the tree and checks the printed text again, so that the text the engine runs is a
+//! text the guard proved. `benches/guard.rs` in the repository compares the guard with a bare
+//! parse of the same statements.
+#![forbid(unsafe_code)]
+
+mod analysis;
+mod columns;
+mod confusable;
+mod dialect;
+mod functions;
+mod guard;
+mod lexical;
+mod limit;
+mod policy;
+mod read_only_sql;
+mod rejection;
+mod scope;
+mod statement;
+mod table_name;
+mod walker;
+
+pub use analysis::Analysis;
+pub use dialect::{RowCapSyntax, SqlDialect, UnknownDialect};
+pub use guard::{analyze, check};
+pub use policy::{
+    ColumnPattern, DEFAULT_MAX_NESTING, DEFAULT_MAX_OPERATOR_CHAIN, DEFAULT_MAX_SQL_BYTES, Policy,
+};
+pub use read_only_sql::{ReadOnlySql, StatementKind};
+pub use rejection::{FunctionClass, Position, RejectKind, Rejection};
+pub use table_name::{NamePart, TableName, TablePattern};

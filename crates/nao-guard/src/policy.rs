@@ -1,0 +1,237 @@
+//! What a deployment allows: limits, row cap, tables, columns and functions.
+
+use crate::table_name::{TableName, TablePattern};
+
+/// Default for [`Policy::max_sql_bytes`]: 100 000 bytes, far above any analyst query and small
+/// enough that the parser answers in a few milliseconds.
+pub const DEFAULT_MAX_SQL_BYTES: usize = 100_000;
+/// Default for [`Policy::max_nesting`]: sqlparser's own recursion limit.
+pub const DEFAULT_MAX_NESTING: usize = 50;
+/// Default for [`Policy::max_operator_chain`].
+pub const DEFAULT_MAX_OPERATOR_CHAIN: usize = 1_000;
+
+/// A column the policy hides: `ssn` in every table, or `customers.ssn` in one table.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ColumnPattern {
+    pub(crate) table: Option<TablePattern>,
+    pub(crate) column: String,
+}
+
+impl ColumnPattern {
+    /// Parses `column`, `table.column` or `schema.table.column`.
+    pub fn new(pattern: &str) -> Self {
+        let pattern = pattern.trim();
+        match pattern.rsplit_once('.') {
+            Some((table, column)) => ColumnPattern {
+                table: Some(TablePattern::new(table)),
+                column: column.to_owned(),
+            },
+            None => ColumnPattern {
+                table: None,
+                column: pattern.to_owned(),
+            },
+        }
+    }
+
+    /// Whether this pattern can hide a column of `table`.
+    pub(crate) fn applies_to(&self, table: &TableName) -> bool {
+        self.table.as_ref().is_none_or(|t| t.matches(table))
+    }
+}
+
+impl From<&str> for ColumnPattern {
+    fn from(pattern: &str) -> Self {
+        ColumnPattern::new(pattern)
+    }
+}
+
+/// What a deployment allows. [`Policy::default()`] is the safe default for an agent on a
+/// production database: one read-only statement, built-in side-effect-free functions only, every
+/// table readable, no row cap (the database adapter caps rows too).
+///
+/// ```
+/// use nao_guard::Policy;
+///
+/// let policy = Policy::default()
+///     .with_row_cap(1_000)
+///     .deny_table("hr.*")
+///     .deny_column("customers.email")
+///     .allow_function("my_schema.clean_phone");
+/// assert_eq!(policy.row_cap(), Some(1_000));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    pub(crate) max_sql_bytes: usize,
+    pub(crate) max_nesting: usize,
+    pub(crate) max_operator_chain: usize,
+    pub(crate) row_cap: Option<u64>,
+    pub(crate) allow_introspection: bool,
+    pub(crate) allowed_tables: Option<Vec<TablePattern>>,
+    pub(crate) denied_tables: Vec<TablePattern>,
+    pub(crate) denied_columns: Vec<ColumnPattern>,
+    pub(crate) allowed_functions: Vec<String>,
+    pub(crate) denied_functions: Vec<String>,
+    pub(crate) allow_unknown_functions: bool,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            max_sql_bytes: DEFAULT_MAX_SQL_BYTES,
+            max_nesting: DEFAULT_MAX_NESTING,
+            max_operator_chain: DEFAULT_MAX_OPERATOR_CHAIN,
+            row_cap: None,
+            allow_introspection: true,
+            allowed_tables: None,
+            denied_tables: Vec::new(),
+            denied_columns: Vec::new(),
+            allowed_functions: Vec::new(),
+            denied_functions: Vec::new(),
+            allow_unknown_functions: false,
+        }
+    }
+}
+
+impl Policy {
+    /// The same as [`Policy::default()`].
+    pub fn new() -> Self {
+        Policy::default()
+    }
+
+    /// Refuses text longer than `bytes` before parsing it (default [`DEFAULT_MAX_SQL_BYTES`]).
+    pub fn with_max_sql_bytes(mut self, bytes: usize) -> Self {
+        self.max_sql_bytes = bytes;
+        self
+    }
+
+    /// The parser's recursion limit: how deeply parentheses, subqueries and expressions may
+    /// nest (default [`DEFAULT_MAX_NESTING`]).
+    pub fn with_max_nesting(mut self, depth: usize) -> Self {
+        self.max_nesting = depth;
+        self
+    }
+
+    /// How many binary operators or set operations may chain at one level of nesting
+    /// (default [`DEFAULT_MAX_OPERATOR_CHAIN`]). Such chains parse into trees as deep as they
+    /// are long, so this bounds the analyzer's stack.
+    pub fn with_max_operator_chain(mut self, operators: usize) -> Self {
+        self.max_operator_chain = operators;
+        self
+    }
+
+    /// Adds `LIMIT rows` (or clamps a larger limit) in the dialect's own syntax.
+    pub fn with_row_cap(mut self, rows: u64) -> Self {
+        self.row_cap = Some(rows);
+        self
+    }
+
+    /// Allows or refuses read-only introspection statements (SHOW, DESCRIBE, PRAGMA
+    /// table_info, …). Allowed by default.
+    pub fn with_introspection(mut self, allow: bool) -> Self {
+        self.allow_introspection = allow;
+        self
+    }
+
+    /// Allows only the tables matching the given patterns (see [`TablePattern`]). Calling it
+    /// again adds to the list.
+    pub fn allow_table(mut self, pattern: impl Into<TablePattern>) -> Self {
+        self.allowed_tables
+            .get_or_insert_with(Vec::new)
+            .push(pattern.into());
+        self
+    }
+
+    /// Refuses the tables matching the pattern, whatever the allowlist says.
+    pub fn deny_table(mut self, pattern: impl Into<TablePattern>) -> Self {
+        self.denied_tables.push(pattern.into());
+        self
+    }
+
+    /// Refuses statements that read the column, including through `SELECT *` or a whole-row
+    /// reference over a table that has it.
+    pub fn deny_column(mut self, pattern: impl Into<ColumnPattern>) -> Self {
+        self.denied_columns.push(pattern.into());
+        self
+    }
+
+    /// Allows a function the catalogue does not know (a host's own UDF). Give the last name
+    /// part (`clean_phone`) or the qualified name (`my_schema.clean_phone`). Functions the
+    /// catalogue denies stay denied.
+    pub fn allow_function(mut self, name: &str) -> Self {
+        self.allowed_functions
+            .push(name.trim().to_ascii_lowercase());
+        self
+    }
+
+    /// Refuses a function even though the catalogue allows it (matched on the last name part).
+    pub fn deny_function(mut self, name: &str) -> Self {
+        let last = name.rsplit('.').next().unwrap_or(name);
+        self.denied_functions.push(last.trim().to_ascii_lowercase());
+        self
+    }
+
+    /// Allows every function that the catalogue does not know, instead of refusing it. Only for
+    /// databases where no user-defined function has side effects.
+    pub fn with_unknown_functions_allowed(mut self, allow: bool) -> Self {
+        self.allow_unknown_functions = allow;
+        self
+    }
+
+    pub(crate) fn without_row_cap(mut self) -> Self {
+        self.row_cap = None;
+        self
+    }
+
+    /// The row cap, if any.
+    pub fn row_cap(&self) -> Option<u64> {
+        self.row_cap
+    }
+
+    /// The maximum text length in bytes.
+    pub fn max_sql_bytes(&self) -> usize {
+        self.max_sql_bytes
+    }
+
+    /// The parser's recursion limit.
+    pub fn max_nesting(&self) -> usize {
+        self.max_nesting
+    }
+
+    /// The maximum length of an operator chain.
+    pub fn max_operator_chain(&self) -> usize {
+        self.max_operator_chain
+    }
+
+    /// Whether introspection statements are allowed.
+    pub fn allows_introspection(&self) -> bool {
+        self.allow_introspection
+    }
+
+    /// Whether the policy lets `table` be read.
+    pub fn table_allowed(&self, table: &TableName) -> bool {
+        let listed = self
+            .allowed_tables
+            .as_ref()
+            .is_none_or(|list| list.iter().any(|p| p.matches(table)));
+        listed && !self.denied_tables.iter().any(|p| p.matches(table))
+    }
+
+    /// Whether any denied column can belong to `table`.
+    pub(crate) fn hides_columns_of(&self, table: &TableName) -> bool {
+        self.denied_columns.iter().any(|c| c.applies_to(table))
+    }
+
+    /// Whether the host allowed this function by name (`parts` lower-cased, outermost first).
+    pub(crate) fn function_allowed_by_name(&self, parts: &[String]) -> bool {
+        let last = parts.last().map_or("", String::as_str);
+        let full = parts.join(".");
+        self.allowed_functions
+            .iter()
+            .any(|a| a == last || *a == full)
+    }
+
+    /// Whether the host denied this function by its last name part (lower-cased).
+    pub(crate) fn function_denied_by_name(&self, last: &str) -> bool {
+        self.denied_functions.iter().any(|d| d == last)
+    }
+}

@@ -1,0 +1,103 @@
+//! The proof that a statement passed the guard.
+
+use crate::{SqlDialect, TableName};
+
+/// What kind of read-only statement passed the guard.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StatementKind {
+    /// A query: SELECT, a set operation, VALUES, `TABLE t`, DuckDB's `FROM t`.
+    Query,
+    /// EXPLAIN of a query (EXPLAIN ANALYZE runs it).
+    Explain,
+    /// A read-only introspection statement: SHOW, DESCRIBE, a read-only PRAGMA.
+    Introspection,
+    /// Text a host vouched for through [`ReadOnlySql::new_unchecked_allowing_writes`]; it may
+    /// write.
+    Unchecked,
+}
+
+/// SQL text that the guard proved read-only under a [`Policy`](crate::Policy), ready to run.
+///
+/// Only [`check`](crate::check) makes one (and the loudly named
+/// [`ReadOnlySql::new_unchecked_allowing_writes`]), so a database adapter whose `execute` takes
+/// `&ReadOnlySql` cannot be handed text that skipped the gate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOnlySql {
+    pub(crate) sql: String,
+    pub(crate) dialect: SqlDialect,
+    pub(crate) kind: StatementKind,
+    pub(crate) tables: Vec<TableName>,
+    pub(crate) limit: Option<u64>,
+    pub(crate) cap_applied: bool,
+}
+
+impl ReadOnlySql {
+    /// Wraps text the guard has **not** checked, for hosts that deliberately let an agent write
+    /// (behind human approval, say). The database adapters' own read-only settings still apply,
+    /// so a write through this path is refused by the engine unless the adapter was configured to
+    /// allow writes. [`kind`](Self::kind) is [`StatementKind::Unchecked`].
+    pub fn new_unchecked_allowing_writes(sql: impl Into<String>, dialect: SqlDialect) -> Self {
+        ReadOnlySql {
+            sql: sql.into(),
+            dialect,
+            kind: StatementKind::Unchecked,
+            tables: Vec::new(),
+            limit: None,
+            cap_applied: false,
+        }
+    }
+
+    /// The text to execute: the original text (without trailing semicolons), or the rewritten
+    /// text when the policy's row cap added or lowered a limit.
+    pub fn sql(&self) -> &str {
+        &self.sql
+    }
+
+    /// The dialect the text was checked in.
+    pub fn dialect(&self) -> SqlDialect {
+        self.dialect
+    }
+
+    /// What kind of statement it is.
+    pub fn kind(&self) -> StatementKind {
+        self.kind
+    }
+
+    /// Whether the guard checked it (false only for the unchecked escape hatch).
+    pub fn is_checked(&self) -> bool {
+        self.kind != StatementKind::Unchecked
+    }
+
+    /// The tables the statement reads, as written, deduplicated, in order of first appearance.
+    pub fn tables(&self) -> &[TableName] {
+        &self.tables
+    }
+
+    /// The query's own top-level row limit as written (`LIMIT n`, `FETCH FIRST n`, `TOP n`),
+    /// before any cap. `None` when there is none or it is not a constant. A result with exactly
+    /// this many rows is probably cut by the query itself, so it is not a total.
+    pub fn limit(&self) -> Option<u64> {
+        self.limit
+    }
+
+    /// Whether the policy's row cap added a limit or lowered the query's own.
+    pub fn cap_applied(&self) -> bool {
+        self.cap_applied
+    }
+
+    /// The limit the text now carries: the smaller of the query's own and the cap, when either
+    /// applies.
+    pub fn effective_limit(&self, cap: Option<u64>) -> Option<u64> {
+        match (self.limit, cap.filter(|_| self.cap_applied)) {
+            (Some(own), Some(cap)) => Some(own.min(cap)),
+            (own, cap) => own.or(cap),
+        }
+    }
+}
+
+impl AsRef<str> for ReadOnlySql {
+    fn as_ref(&self) -> &str {
+        &self.sql
+    }
+}

@@ -1,0 +1,184 @@
+//! Which top-level statements are allowed, and what to call the others.
+
+use sqlparser::ast::{Expr, Statement, Value};
+
+use crate::{Policy, RejectKind, StatementKind};
+
+/// SQLite pragmas that only report, in either form (`PRAGMA table_info(t)`, `PRAGMA table_list`).
+const INTROSPECTION_PRAGMAS: &[&str] = &[
+    "collation_list",
+    "database_list",
+    "foreign_key_list",
+    "function_list",
+    "index_info",
+    "index_list",
+    "index_xinfo",
+    "module_list",
+    "pragma_list",
+    "table_info",
+    "table_list",
+    "table_xinfo",
+];
+
+/// SQLite pragmas that set something when given a value, and only read when given none.
+const READABLE_SETTING_PRAGMAS: &[&str] = &[
+    "application_id",
+    "auto_vacuum",
+    "cache_size",
+    "compile_options",
+    "data_version",
+    "encoding",
+    "foreign_keys",
+    "freelist_count",
+    "journal_mode",
+    "page_count",
+    "page_size",
+    "schema_version",
+    "user_version",
+];
+
+/// How the guard treats a top-level statement.
+pub(crate) enum Root<'s> {
+    /// Allowed; walk it.
+    Allowed(StatementKind),
+    /// EXPLAIN of `inner`; allowed when `inner` is.
+    Explain { inner: &'s Statement, analyze: bool },
+    /// Refused for this reason.
+    Refused(RejectKind),
+}
+
+/// Classifies a top-level statement.
+pub(crate) fn classify<'s>(statement: &'s Statement, policy: &Policy) -> Root<'s> {
+    let introspection = |statement: &Statement| {
+        if policy.allow_introspection {
+            Root::Allowed(StatementKind::Introspection)
+        } else {
+            let statement = statement_name(statement);
+            Root::Refused(RejectKind::IntrospectionDisabled { statement })
+        }
+    };
+    match statement {
+        Statement::Query(_) => Root::Allowed(StatementKind::Query),
+        Statement::Explain {
+            statement: inner,
+            analyze,
+            options,
+            ..
+        } => {
+            let analyze_option = options
+                .iter()
+                .flatten()
+                .any(|o| o.name.value.eq_ignore_ascii_case("analyze") && !is_false(o.arg.as_ref()));
+            Root::Explain {
+                inner,
+                analyze: *analyze || analyze_option,
+            }
+        }
+        Statement::ExplainTable { .. }
+        | Statement::ShowFunctions { .. }
+        | Statement::ShowVariable { .. }
+        | Statement::ShowStatus { .. }
+        | Statement::ShowVariables { .. }
+        | Statement::ShowCreate { .. }
+        | Statement::ShowColumns { .. }
+        | Statement::ShowCatalogs { .. }
+        | Statement::ShowDatabases { .. }
+        | Statement::ShowSchemas { .. }
+        | Statement::ShowCharset(_)
+        | Statement::ShowObjects(_)
+        | Statement::ShowTables { .. }
+        | Statement::ShowViews { .. }
+        | Statement::ShowCollation { .. } => introspection(statement),
+        Statement::Pragma { name, value, is_eq } => {
+            let pragma = name
+                .0
+                .last()
+                .map(|p| p.to_string().to_ascii_lowercase())
+                .unwrap_or_default();
+            let reads = !*is_eq
+                && (INTROSPECTION_PRAGMAS
+                    .binary_search(&pragma.as_str())
+                    .is_ok()
+                    || (value.is_none()
+                        && READABLE_SETTING_PRAGMAS
+                            .binary_search(&pragma.as_str())
+                            .is_ok()));
+            if reads {
+                introspection(statement)
+            } else {
+                Root::Refused(RejectKind::NotAQuery {
+                    statement: format!("PRAGMA {pragma}"),
+                })
+            }
+        }
+        _ => Root::Refused(RejectKind::NotAQuery {
+            statement: statement_name(statement),
+        }),
+    }
+}
+
+fn is_false(arg: Option<&Expr>) -> bool {
+    match arg {
+        Some(Expr::Value(v)) => match &v.value {
+            Value::Boolean(b) => !b,
+            Value::Number(n, _) => n == "0",
+            Value::SingleQuotedString(s) => {
+                s.eq_ignore_ascii_case("off") || s.eq_ignore_ascii_case("false")
+            }
+            _ => false,
+        },
+        Some(Expr::Identifier(i)) => {
+            i.value.eq_ignore_ascii_case("off") || i.value.eq_ignore_ascii_case("false")
+        }
+        _ => false,
+    }
+}
+
+/// A short upper-case name for a statement: `INSERT`, `CREATE TABLE`, `DROP VIEW`, `SET`.
+pub(crate) fn statement_name(statement: &Statement) -> String {
+    const MODIFIERS: &[&str] = &[
+        "EXTERNAL",
+        "GLOBAL",
+        "IF",
+        "LOCAL",
+        "MATERIALIZED",
+        "OR",
+        "REPLACE",
+        "SECURE",
+        "TEMP",
+        "TEMPORARY",
+        "TRANSIENT",
+        "UNIQUE",
+        "UNLOGGED",
+        "VOLATILE",
+    ];
+    let text = statement.to_string();
+    let mut words = text.split_whitespace().map(|w| {
+        w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .to_ascii_uppercase()
+    });
+    let Some(first) = words.next() else {
+        return "UNKNOWN".into();
+    };
+    if !matches!(
+        first.as_str(),
+        "CREATE" | "DROP" | "ALTER" | "SHOW" | "GRANT" | "REVOKE"
+    ) {
+        return first;
+    }
+    match words.find(|w| !MODIFIERS.contains(&w.as_str())) {
+        Some(object) => format!("{first} {object}"),
+        None => first,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pragma_lists_are_sorted_for_binary_search() {
+        assert!(INTROSPECTION_PRAGMAS.windows(2).all(|w| w[0] < w[1]));
+        assert!(READABLE_SETTING_PRAGMAS.windows(2).all(|w| w[0] < w[1]));
+    }
+}

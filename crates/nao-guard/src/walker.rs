@@ -1,0 +1,356 @@
+//! The walk over the whole syntax tree: every nested statement, query, table, function and
+//! expression is looked at, and anything not proven read-only is refused.
+
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{
+    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectName,
+    PipeOperator, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, Spanned, Statement,
+    TableFactor, Visit, Visitor,
+};
+use sqlparser::tokenizer::Span;
+
+use crate::columns::ColumnUse;
+use crate::functions::{self, Catalogued};
+use crate::rejection::Position;
+use crate::scope::CteScopes;
+use crate::{FunctionClass, Policy, RejectKind, Rejection, SqlDialect, TableName};
+
+/// T-SQL table hints that only choose how to read; every other hint may lock.
+const READ_ONLY_TABLE_HINTS: &[&str] = &[
+    "FORCESCAN",
+    "FORCESEEK",
+    "INDEX",
+    "NOEXPAND",
+    "NOLOCK",
+    "READCOMMITTED",
+    "READUNCOMMITTED",
+];
+
+/// Walks one statement, collecting its tables and functions and the reasons to refuse it.
+pub(crate) struct Walker<'p> {
+    dialect: SqlDialect,
+    policy: &'p Policy,
+    /// Stop at the first rejection (`check`) or collect them all (`analyze`).
+    stop_at_first: bool,
+    pub(crate) rejections: Vec<Rejection>,
+    pub(crate) tables: Vec<TableName>,
+    pub(crate) functions: Vec<String>,
+    columns: ColumnUse,
+    scopes: CteScopes,
+    /// Statements allowed to appear nested: the one EXPLAIN explains (by address).
+    allowed_nested_statement: Option<usize>,
+    statement_depth: usize,
+    expr_depth: usize,
+    max_expr_depth: usize,
+    /// The name of a table function whose relation visit comes next (by address).
+    table_function_name: Option<usize>,
+    /// Table-hint expressions, which look like function calls but are not (by address).
+    hint_exprs: Vec<usize>,
+}
+
+fn addr<T>(value: &T) -> usize {
+    std::ptr::from_ref(value) as usize
+}
+
+fn position(span: Span) -> Option<Position> {
+    (span.start.line > 0).then_some(Position {
+        line: span.start.line,
+        column: span.start.column,
+    })
+}
+
+impl<'p> Walker<'p> {
+    pub(crate) fn new(dialect: SqlDialect, policy: &'p Policy, stop_at_first: bool) -> Self {
+        Walker {
+            dialect,
+            policy,
+            stop_at_first,
+            rejections: Vec::new(),
+            tables: Vec::new(),
+            functions: Vec::new(),
+            columns: ColumnUse::new(!policy.denied_columns.is_empty()),
+            scopes: CteScopes::default(),
+            allowed_nested_statement: None,
+            statement_depth: 0,
+            expr_depth: 0,
+            // Operator chains are bounded by the token scan; this bounds everything else.
+            max_expr_depth: policy.max_operator_chain + 4 * policy.max_nesting,
+            table_function_name: None,
+            hint_exprs: Vec::new(),
+        }
+    }
+
+    pub(crate) fn dialect(&self) -> SqlDialect {
+        self.dialect
+    }
+
+    pub(crate) fn stops_at_first(&self) -> bool {
+        self.stop_at_first
+    }
+
+    /// Lets `inner` (the statement an EXPLAIN explains) appear nested.
+    pub(crate) fn allow_nested(&mut self, inner: &Statement) {
+        self.allowed_nested_statement = Some(addr(inner));
+    }
+
+    /// Walks `statement`; afterwards `rejections`, `tables` and `functions` hold the findings.
+    pub(crate) fn walk(&mut self, statement: &Statement) {
+        let _ = statement.visit(self);
+        if self.rejections.is_empty() || !self.stop_at_first {
+            let findings = self.columns.denied(self.policy, &self.tables);
+            for kind in findings {
+                if self.reject(kind, None).is_break() {
+                    break;
+                }
+            }
+        }
+    }
+
+    fn reject(&mut self, kind: RejectKind, at: Option<Position>) -> ControlFlow<()> {
+        self.rejections
+            .push(Rejection::new(kind, self.dialect).at(at));
+        if self.stop_at_first {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+
+    fn check_function(&mut self, name: &ObjectName) -> ControlFlow<()> {
+        let written = name.to_string();
+        if !self.functions.contains(&written) {
+            self.functions.push(written.clone());
+        }
+        let parts: Vec<String> = name
+            .0
+            .iter()
+            .map(|p| {
+                p.as_ident()
+                    .map_or_else(|| p.to_string(), |i| i.value.clone())
+                    .to_ascii_lowercase()
+            })
+            .collect();
+        let last = parts.last().map_or("", String::as_str);
+        let class = if self.policy.function_denied_by_name(last) {
+            Some(FunctionClass::DeniedByPolicy)
+        } else {
+            match functions::classify(self.dialect, name) {
+                Catalogued::Denied(class) => Some(class),
+                Catalogued::Allowed => None,
+                Catalogued::Unknown
+                    if self.policy.allow_unknown_functions
+                        || self.policy.function_allowed_by_name(&parts) =>
+                {
+                    None
+                }
+                Catalogued::Unknown => Some(FunctionClass::Unknown),
+            }
+        };
+        match class {
+            Some(class) => self.reject(
+                RejectKind::Function {
+                    name: written,
+                    class,
+                },
+                position(name.span()),
+            ),
+            None => ControlFlow::Continue(()),
+        }
+    }
+
+    fn check_table_hints(&mut self, hints: &[Expr]) -> ControlFlow<()> {
+        for hint in hints {
+            self.hint_exprs.push(addr(hint));
+            let word = match hint {
+                Expr::Identifier(ident) => ident.value.to_ascii_uppercase(),
+                Expr::Function(f) => f.name.to_string().to_ascii_uppercase(),
+                other => other.to_string().to_ascii_uppercase(),
+            };
+            if READ_ONLY_TABLE_HINTS.binary_search(&word.as_str()).is_err() {
+                let clause = format!("WITH ({hint})");
+                self.reject(RejectKind::Locking { clause }, position(hint.span()))?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn check_query_clauses(&mut self, query: &Query) -> ControlFlow<()> {
+        if let Some(lock) = query.locks.first() {
+            let clause = lock.to_string();
+            self.reject(RejectKind::Locking { clause }, None)?;
+        }
+        if query.settings.is_some() {
+            let what = "a SETTINGS clause, which overrides the server's query limits".to_owned();
+            self.reject(RejectKind::SessionChange { what }, None)?;
+        }
+        for pipe in &query.pipe_operators {
+            if let PipeOperator::Call { function, .. } = pipe {
+                self.check_function(&function.name)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn check_select(&mut self, select: &Select) -> ControlFlow<()> {
+        if let Some(into) = &select.into {
+            self.reject(
+                RejectKind::SelectInto,
+                into.targets.first().and_then(|t| position(t.span())),
+            )?;
+        }
+        for item in &select.projection {
+            match item {
+                SelectItem::Wildcard(_) => self.columns.wildcard(None),
+                SelectItem::QualifiedWildcard(
+                    SelectItemQualifiedWildcardKind::ObjectName(n),
+                    _,
+                ) => self.columns.wildcard(Some(n)),
+                SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::Expr(_), _) => {
+                    self.columns.wildcard(None)
+                }
+                _ => {}
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn check_function_args(&mut self, args: &FunctionArguments) {
+        if let FunctionArguments::List(list) = args {
+            for arg in &list.args {
+                let (FunctionArg::Unnamed(e)
+                | FunctionArg::Named { arg: e, .. }
+                | FunctionArg::ExprNamed { arg: e, .. }) = arg;
+                if let FunctionArgExpr::QualifiedWildcard(name) = e {
+                    self.columns.wildcard(Some(name));
+                }
+            }
+        }
+    }
+}
+
+impl Visitor for Walker<'_> {
+    type Break = ();
+
+    fn pre_visit_statement(&mut self, statement: &Statement) -> ControlFlow<()> {
+        self.statement_depth += 1;
+        if self.statement_depth > 1 && self.allowed_nested_statement != Some(addr(statement)) {
+            let name = crate::statement::statement_name(statement);
+            let what = format!("{name} inside a query");
+            return self.reject(RejectKind::WriteInQuery { what }, None);
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_statement(&mut self, _statement: &Statement) -> ControlFlow<()> {
+        self.statement_depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
+        self.scopes.enter_query(query);
+        self.check_query_clauses(query)
+    }
+
+    fn post_visit_query(&mut self, _query: &Query) -> ControlFlow<()> {
+        self.scopes.leave_query();
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_select(&mut self, select: &Select) -> ControlFlow<()> {
+        self.check_select(select)
+    }
+
+    fn pre_visit_table_factor(&mut self, factor: &TableFactor) -> ControlFlow<()> {
+        match factor {
+            TableFactor::Table {
+                name,
+                args,
+                with_hints,
+                alias,
+                ..
+            } => {
+                self.check_table_hints(with_hints)?;
+                if args.is_some() {
+                    self.table_function_name = Some(addr(name));
+                    return self.check_function(name);
+                }
+                if !self.scopes.is_cte(name) {
+                    self.columns
+                        .table_alias(name, alias.as_ref().map(|a| &a.name));
+                }
+            }
+            TableFactor::Function { name, .. } => return self.check_function(name),
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_relation(&mut self, relation: &ObjectName) -> ControlFlow<()> {
+        if self.table_function_name.take() == Some(addr(relation)) || self.scopes.is_cte(relation) {
+            return ControlFlow::Continue(());
+        }
+        let table = TableName::from_object_name(relation);
+        let allowed = self.policy.table_allowed(&table);
+        if !self.tables.contains(&table) {
+            self.tables.push(table.clone());
+        }
+        if !allowed {
+            let name = table.to_string();
+            return self.reject(
+                RejectKind::TableNotAllowed { name },
+                position(relation.span()),
+            );
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+        self.expr_depth += 1;
+        if self.expr_depth > self.max_expr_depth {
+            // Always stop here, even when collecting: this bounds the walk's recursion.
+            let limit = self.max_expr_depth;
+            self.rejections
+                .push(Rejection::new(RejectKind::TooDeep { limit }, self.dialect));
+            return ControlFlow::Break(());
+        }
+        match expr {
+            Expr::Function(function) => {
+                if let Some(i) = self.hint_exprs.iter().position(|&a| a == addr(expr)) {
+                    self.hint_exprs.swap_remove(i);
+                    return ControlFlow::Continue(());
+                }
+                self.check_function_args(&function.args);
+                self.check_function(&function.name)
+            }
+            Expr::BinaryOp {
+                op: BinaryOperator::Assignment,
+                left,
+                ..
+            } => {
+                let what = format!("it assigns {left} with :=");
+                self.reject(RejectKind::SessionChange { what }, position(expr.span()))
+            }
+            Expr::Identifier(ident) => {
+                self.columns
+                    .identifier(std::slice::from_ref(ident), position(ident.span));
+                ControlFlow::Continue(())
+            }
+            Expr::CompoundIdentifier(idents) => {
+                let at = idents.first().and_then(|i| position(i.span));
+                self.columns.identifier(idents, at);
+                ControlFlow::Continue(())
+            }
+            Expr::QualifiedWildcard(name, _) => {
+                self.columns.wildcard(Some(name));
+                ControlFlow::Continue(())
+            }
+            _ => ControlFlow::Continue(()),
+        }
+    }
+
+    fn post_visit_expr(&mut self, _expr: &Expr) -> ControlFlow<()> {
+        self.expr_depth -= 1;
+        ControlFlow::Continue(())
+    }
+}

@@ -1,0 +1,1 @@
+//! Model-ready Markdown from Arrow results (being written).
