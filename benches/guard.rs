@@ -1,1 +1,124 @@
-fn main() {}
+//! The guard against sqlparser's bare parse of the same text, side by side in one run.
+//!
+//! `cargo bench --bench guard` prints criterion's figures, then a summary with the medians per
+//! statement and the ratio guard / bare parse (target ≤ 1.3×), and the time for a 1 MB text
+//! (target ≤ 50 ms) and for a text at the default length limit.
+#![allow(clippy::print_stdout, clippy::unwrap_used, missing_docs)]
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group};
+use nao::guard::{Policy, SqlDialect, check};
+use sqlparser::parser::Parser;
+
+/// A realistic mixed corpus: what an analyst (or a model) writes against a warehouse.
+const CORPUS: &[&str] = &[
+    "SELECT count(*) FROM orders",
+    "SELECT customer_id, sum(amount) AS revenue FROM orders WHERE status = 'paid' GROUP BY customer_id ORDER BY revenue DESC LIMIT 20",
+    "SELECT date_trunc('month', created_at) AS month, count(*) FROM orders GROUP BY 1 ORDER BY 1",
+    "SELECT c.name, o.id, o.total FROM customers c JOIN orders o ON o.customer_id = c.id WHERE o.created_at >= DATE '2024-01-01' AND c.country IN ('FR', 'DE', 'ES')",
+    "WITH monthly AS (SELECT date_trunc('month', created_at) AS m, sum(total) AS revenue FROM orders GROUP BY 1) SELECT m, revenue, revenue - lag(revenue) OVER (ORDER BY m) AS growth FROM monthly ORDER BY m",
+    "SELECT p.category, avg(r.rating) AS avg_rating, count(DISTINCT r.customer_id) AS reviewers FROM products p LEFT JOIN reviews r ON r.product_id = p.id GROUP BY p.category HAVING count(*) > 10",
+    "SELECT * FROM (SELECT customer_id, row_number() OVER (PARTITION BY country ORDER BY lifetime_value DESC) AS rn FROM customers) ranked WHERE rn <= 3",
+    "SELECT status, count(*) FILTER (WHERE total > 100) AS big, count(*) AS all_orders FROM orders GROUP BY ROLLUP (status)",
+    "SELECT o.id FROM orders o WHERE EXISTS (SELECT 1 FROM payments p WHERE p.order_id = o.id AND p.method = 'card') AND o.total > (SELECT avg(total) FROM orders)",
+    "SELECT coalesce(c.segment, 'unknown') AS segment, round(avg(o.total), 2) FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY 1",
+    "SELECT extract(year FROM created_at) AS y, extract(quarter FROM created_at) AS q, sum(total) FROM orders GROUP BY 1, 2 ORDER BY 1, 2",
+    "SELECT product_id, sum(quantity) AS units FROM order_items GROUP BY product_id ORDER BY units DESC LIMIT 10",
+    "SELECT CASE WHEN total < 50 THEN 'small' WHEN total < 200 THEN 'medium' ELSE 'large' END AS bucket, count(*) FROM orders GROUP BY 1",
+    "SELECT a.customer_id FROM orders a UNION SELECT b.customer_id FROM reviews b EXCEPT SELECT customer_id FROM refunds",
+    "SELECT name, lower(email) LIKE '%@example.com' AS test_account, length(name) FROM customers WHERE name ILIKE 'a%' ORDER BY name LIMIT 50 OFFSET 100",
+    "SELECT method, percentile_cont(0.5) WITHIN GROUP (ORDER BY amount) AS median_amount FROM payments GROUP BY method",
+];
+
+/// The dialects the corpus is checked in (it parses in each).
+const DIALECTS: &[SqlDialect] = &[SqlDialect::Postgres, SqlDialect::DuckDb];
+
+fn bare_parse(sql: &str, dialect: SqlDialect) {
+    black_box(Parser::parse_sql(dialect.parser_dialect(), black_box(sql)).unwrap());
+}
+
+fn guard(sql: &str, dialect: SqlDialect, policy: &Policy) {
+    black_box(check(black_box(sql), dialect, policy).unwrap());
+}
+
+fn corpus_bench(c: &mut Criterion) {
+    let policy = Policy::default();
+    let mut group = c.benchmark_group("corpus");
+    for &dialect in DIALECTS {
+        group.bench_function(format!("bare_parse/{dialect}"), |b| {
+            b.iter(|| CORPUS.iter().for_each(|sql| bare_parse(sql, dialect)))
+        });
+        group.bench_function(format!("guard_check/{dialect}"), |b| {
+            b.iter(|| CORPUS.iter().for_each(|sql| guard(sql, dialect, &policy)))
+        });
+    }
+    group.finish();
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// Times `a` and `b` interleaved, round by round, so machine noise hits both alike.
+fn side_by_side(rounds: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Duration, Duration) {
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let start = Instant::now();
+        a();
+        ta.push(start.elapsed());
+        let start = Instant::now();
+        b();
+        tb.push(start.elapsed());
+    }
+    (median(ta), median(tb))
+}
+
+fn summary() {
+    let default = Policy::default();
+    let capped = Policy::default().with_row_cap(1_000);
+    let per_statement = |d: Duration| d / CORPUS.len() as u32;
+    println!("\nguard summary (medians of 200 interleaved rounds over {} statements)", CORPUS.len());
+    for &dialect in DIALECTS {
+        for (name, policy) in [("default policy", &default), ("row cap 1000", &capped)] {
+            let (parse, guarded) = side_by_side(
+                200,
+                || CORPUS.iter().for_each(|sql| bare_parse(sql, dialect)),
+                || CORPUS.iter().for_each(|sql| guard(sql, dialect, policy)),
+            );
+            println!(
+                "  {dialect:<8} {name:<15} bare parse {:>8.2?}/stmt   guard {:>8.2?}/stmt   ratio {:.2}x",
+                per_statement(parse),
+                per_statement(guarded),
+                guarded.as_secs_f64() / parse.as_secs_f64()
+            );
+        }
+    }
+    let one_mb = format!("SELECT {} FROM t", vec!["col_a + col_b"; 80_000].join(", "));
+    let at_limit = format!("SELECT {} FROM t", vec!["col_a + col_b"; 7_600].join(", "));
+    for (name, sql) in [("1 MB text", &one_mb), ("text at the 100 kB limit", &at_limit)] {
+        let (parse, guarded) = side_by_side(
+            9,
+            || drop(black_box(Parser::parse_sql(SqlDialect::Postgres.parser_dialect(), sql))),
+            || drop(black_box(check(sql, SqlDialect::Postgres, &default))),
+        );
+        let verdict = match check(sql, SqlDialect::Postgres, &default) {
+            Ok(_) => "read-only".to_owned(),
+            Err(e) => e.kind().code().to_owned(),
+        };
+        println!(
+            "  {name:<25} ({} bytes) guard {guarded:>9.2?} ({verdict})   bare parse {parse:>9.2?}",
+            sql.len()
+        );
+    }
+}
+
+criterion_group!(benches, corpus_bench);
+
+fn main() {
+    benches();
+    criterion::Criterion::default().configure_from_args().final_summary();
+    summary();
+}
