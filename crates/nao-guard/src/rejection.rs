@@ -134,6 +134,12 @@ pub enum RejectKind {
         /// Why it is refused.
         class: FunctionClass,
     },
+    /// A relation that names a file, a URL or a stage instead of a table (DuckDB
+    /// `FROM 'data.csv'`, Snowflake `FROM @stage`).
+    FileReference {
+        /// The name as written.
+        path: String,
+    },
     /// A table that the policy does not allow.
     TableNotAllowed {
         /// The table name as written.
@@ -164,6 +170,7 @@ impl RejectKind {
             RejectKind::Locking { .. } => "locking",
             RejectKind::SessionChange { .. } => "session_change",
             RejectKind::Function { .. } => "function",
+            RejectKind::FileReference { .. } => "file_reference",
             RejectKind::TableNotAllowed { .. } => "table_not_allowed",
             RejectKind::ColumnNotAllowed { .. } => "column_not_allowed",
         }
@@ -308,6 +315,11 @@ impl Rejection {
                     class.describe()
                 )
             }
+            RejectKind::FileReference { path } => format!(
+                "{path}{at} names a file, URL or stage rather than a table; reading files from \
+                 the server is not allowed. Query the tables of the connected database instead \
+                 (list_tables shows them)."
+            ),
             RejectKind::TableNotAllowed { name } => format!(
                 "The table {name}{at} is not available to this agent. Use only the tables that \
                  list_tables shows."

@@ -5,8 +5,8 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{
     BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectName,
-    PipeOperator, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, Spanned, Statement,
-    TableFactor, Visit, Visitor,
+    PipeOperator, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Spanned,
+    Statement, TableFactor, Visit, Visitor,
 };
 use sqlparser::tokenizer::Span;
 
@@ -47,6 +47,30 @@ pub(crate) struct Walker<'p> {
     table_function_name: Option<usize>,
     /// Table-hint expressions, which look like function calls but are not (by address).
     hint_exprs: Vec<usize>,
+}
+
+/// File extensions that DuckDB's replacement scans read as files when a quoted table name ends
+/// with them.
+const FILE_EXTENSIONS: &[&str] = &[
+    ".arrow", ".csv", ".db", ".duckdb", ".gz", ".json", ".jsonl", ".ndjson", ".parquet", ".sqlite",
+    ".tsv", ".txt", ".xlsx", ".zst",
+];
+
+/// Whether a relation names a file, URL or stage rather than a table.
+fn names_a_file(table: &TableName, dialect: SqlDialect) -> bool {
+    table.parts().iter().any(|part| {
+        let value = part.value.as_str();
+        part.quote == Some('\'')
+            || value.contains("://")
+            || value.starts_with('@')
+            || (part.quote.is_some() && value.contains('/'))
+            || (dialect == SqlDialect::DuckDb
+                && FILE_EXTENSIONS.iter().any(|ext| {
+                    value.len() > ext.len()
+                        && value.is_char_boundary(value.len() - ext.len())
+                        && value[value.len() - ext.len()..].eq_ignore_ascii_case(ext)
+                }))
+    })
 }
 
 fn addr<T>(value: &T) -> usize {
@@ -159,6 +183,48 @@ impl<'p> Walker<'p> {
         }
     }
 
+    /// Records a table the statement reads and checks it against the policy.
+    fn record_table(&mut self, table: TableName, at: Option<Position>) -> ControlFlow<()> {
+        if names_a_file(&table, self.dialect) {
+            let path = table.to_string();
+            return self.reject(RejectKind::FileReference { path }, at);
+        }
+        let allowed = self.policy.table_allowed(&table);
+        if !self.tables.contains(&table) {
+            self.tables.push(table.clone());
+        }
+        if !allowed {
+            let name = table.to_string();
+            return self.reject(RejectKind::TableNotAllowed { name }, at);
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// `TABLE t` (alone or in a set operation) names a table without the relation hook.
+    fn check_table_queries(&mut self, query: &Query) -> ControlFlow<()> {
+        let mut pending = vec![query.body.as_ref()];
+        while let Some(body) = pending.pop() {
+            match body {
+                SetExpr::SetOperation { left, right, .. } => {
+                    pending.push(right);
+                    pending.push(left);
+                }
+                SetExpr::Table(table) => {
+                    let Some(name) = &table.table_name else {
+                        continue;
+                    };
+                    let parts = table.schema_name.iter().chain([name]).cloned();
+                    let object = ObjectName::from(parts.collect::<Vec<_>>());
+                    if !self.scopes.is_cte(&object) {
+                        self.record_table(TableName::from_object_name(&object), None)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
     fn check_table_hints(&mut self, hints: &[Expr]) -> ControlFlow<()> {
         for hint in hints {
             self.hint_exprs.push(addr(hint));
@@ -249,7 +315,8 @@ impl Visitor for Walker<'_> {
 
     fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
         self.scopes.enter_query(query);
-        self.check_query_clauses(query)
+        self.check_query_clauses(query)?;
+        self.check_table_queries(query)
     }
 
     fn post_visit_query(&mut self, _query: &Query) -> ControlFlow<()> {
@@ -291,18 +358,7 @@ impl Visitor for Walker<'_> {
             return ControlFlow::Continue(());
         }
         let table = TableName::from_object_name(relation);
-        let allowed = self.policy.table_allowed(&table);
-        if !self.tables.contains(&table) {
-            self.tables.push(table.clone());
-        }
-        if !allowed {
-            let name = table.to_string();
-            return self.reject(
-                RejectKind::TableNotAllowed { name },
-                position(relation.span()),
-            );
-        }
-        ControlFlow::Continue(())
+        self.record_table(table, position(relation.span()))
     }
 
     fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {

@@ -363,3 +363,28 @@ fn limits_of_the_policy_are_enforced() {
     ));
     ok("SELECT 1+1, 1+1, 1+1, 1+1", SqlDialect::Generic, &short);
 }
+
+#[test]
+fn relations_that_name_files_urls_or_stages_are_refused() {
+    let p = Policy::default();
+    for (dialect, sql) in [
+        (SqlDialect::DuckDb, "SELECT * FROM 'data.csv'"),
+        (SqlDialect::DuckDb, "SELECT * FROM \"orders.parquet\""),
+        (SqlDialect::DuckDb, "SELECT * FROM \"s3://bucket/x\""),
+        (SqlDialect::Snowflake, "SELECT * FROM @my_stage/x.csv"),
+    ] {
+        assert!(
+            matches!(refused(sql, dialect, &p), RejectKind::FileReference { .. }),
+            "{sql}"
+        );
+    }
+    // `TABLE t` inside a set operation is a table read too.
+    let denied = Policy::default().deny_table("secrets");
+    let kind = refused("SELECT 1 UNION TABLE secrets", SqlDialect::DuckDb, &denied);
+    assert_eq!(
+        kind,
+        RejectKind::TableNotAllowed {
+            name: "secrets".into()
+        }
+    );
+}
