@@ -71,6 +71,18 @@ impl TableName {
         TableName { parts }
     }
 
+    /// A name from unquoted parts, outermost first (`["sales", "orders"]`).
+    pub fn new<S: Into<String>>(parts: impl IntoIterator<Item = S>) -> Self {
+        let parts = parts
+            .into_iter()
+            .map(|p| NamePart {
+                value: p.into(),
+                quote: None,
+            })
+            .collect();
+        TableName { parts }
+    }
+
     /// All parts, outermost first (`[catalog, schema, table]`).
     pub fn parts(&self) -> &[NamePart] {
         &self.parts

@@ -73,6 +73,23 @@ fn names_a_file(table: &TableName, dialect: SqlDialect) -> bool {
     })
 }
 
+/// Whether a table function is the `TABLE(f(…))` wrapper around one call.
+fn is_table_wrapper(name: &ObjectName, args: &[FunctionArg]) -> bool {
+    let [part] = name.0.as_slice() else {
+        return false;
+    };
+    let is_table = part
+        .as_ident()
+        .is_some_and(|i| i.quote_style.is_none() && i.value.eq_ignore_ascii_case("table"));
+    is_table
+        && matches!(
+            args,
+            [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Function(
+                _
+            )))]
+        )
+}
+
 fn addr<T>(value: &T) -> usize {
     std::ptr::from_ref(value) as usize
 }
@@ -338,8 +355,12 @@ impl Visitor for Walker<'_> {
                 ..
             } => {
                 self.check_table_hints(with_hints)?;
-                if args.is_some() {
+                if let Some(args) = args {
                     self.table_function_name = Some(addr(name));
+                    if is_table_wrapper(name, &args.args) {
+                        // `TABLE(f(…))`: the call inside is an expression the walk checks.
+                        return ControlFlow::Continue(());
+                    }
                     return self.check_function(name);
                 }
                 if !self.scopes.is_cte(name) {
@@ -391,6 +412,23 @@ impl Visitor for Walker<'_> {
                 self.columns
                     .identifier(std::slice::from_ref(ident), position(ident.span));
                 ControlFlow::Continue(())
+            }
+            Expr::CompoundIdentifier(idents)
+                if idents.last().is_some_and(|i| {
+                    i.quote_style.is_none() && i.value.eq_ignore_ascii_case("nextval")
+                }) =>
+            {
+                // Snowflake's `seq.nextval` advances a sequence, like `nextval('seq')`.
+                let name = idents
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(".");
+                let kind = RejectKind::Function {
+                    name,
+                    class: FunctionClass::SideEffect,
+                };
+                self.reject(kind, idents.first().and_then(|i| position(i.span)))
             }
             Expr::CompoundIdentifier(idents) => {
                 let at = idents.first().and_then(|i| position(i.span));

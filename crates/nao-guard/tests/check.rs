@@ -388,3 +388,37 @@ fn relations_that_name_files_urls_or_stages_are_refused() {
         }
     );
 }
+
+#[test]
+fn sequence_advances_and_table_wrappers() {
+    let p = Policy::default();
+    let kind = refused("SELECT my_seq.nextval, a FROM t", SqlDialect::Snowflake, &p);
+    assert_eq!(
+        kind,
+        RejectKind::Function {
+            name: "my_seq.nextval".into(),
+            class: FunctionClass::SideEffect
+        }
+    );
+    ok(
+        "SELECT * FROM TABLE(flatten(input => parse_json('[1]')))",
+        SqlDialect::Snowflake,
+        &p,
+    );
+    ok(
+        "SELECT * FROM TABLE(sequence(1, 10))",
+        SqlDialect::Trino,
+        &p,
+    );
+    let kind = refused("SELECT * FROM TABLE(pg_sleep(1))", SqlDialect::Trino, &p);
+    assert!(
+        matches!(
+            kind,
+            RejectKind::Function {
+                class: FunctionClass::Sleep,
+                ..
+            }
+        ),
+        "{kind:?}"
+    );
+}
