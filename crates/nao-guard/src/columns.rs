@@ -92,8 +92,29 @@ impl ColumnUse {
                 .map(|p| p.to_string())
                 .collect::<Vec<_>>()
                 .join(".");
+            // `q.col`: when `q` names a table (or its alias) of this statement, only that
+            // table's denied columns count; otherwise any table's may.
+            let qualifier = (parts.len() >= 2).then(|| &parts[parts.len() - 2].value);
+            let owners: Vec<&TableName> = match qualifier {
+                Some(q) => self
+                    .tables
+                    .iter()
+                    .filter(|(t, alias)| match alias {
+                        Some(a) => a.eq_ignore_ascii_case(q),
+                        None => t.name().eq_ignore_ascii_case(q),
+                    })
+                    .map(|(t, _)| t)
+                    .collect(),
+                None => Vec::new(),
+            };
+            let candidates: Vec<&TableName> = if owners.is_empty() {
+                tables.iter().collect()
+            } else {
+                owners
+            };
             let denied_column = policy.denied_columns.iter().any(|c| {
-                c.column.eq_ignore_ascii_case(&last.value) && tables.iter().any(|t| c.applies_to(t))
+                c.column.eq_ignore_ascii_case(&last.value)
+                    && candidates.iter().any(|t| c.applies_to(t))
             });
             let whole_row =
                 parts.len() == 1 && hidden.iter().any(|h| h.eq_ignore_ascii_case(&last.value));

@@ -115,6 +115,12 @@ impl SqlDialect {
         }
     }
 
+    /// Whether every CTE may refer to itself without the `RECURSIVE` keyword (T-SQL,
+    /// Snowflake), so a CTE's own name inside its body is the CTE, not a table.
+    pub fn ctes_are_implicitly_recursive(self) -> bool {
+        matches!(self, SqlDialect::MsSql | SqlDialect::Snowflake)
+    }
+
     /// How this engine caps the rows of a query.
     pub fn row_cap_syntax(self) -> RowCapSyntax {
         match self {

@@ -174,6 +174,9 @@ fn judge(statement: &Statement, policy: &Policy, walker: &mut Walker<'_>) -> Opt
         }
     }
     walker.walk(statement);
+    if let Some(table) = statement::pragma_table(statement) {
+        let _ = walker.record_table(table, None);
+    }
     kind
 }
 

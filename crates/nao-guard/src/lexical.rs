@@ -76,17 +76,23 @@ pub(crate) fn check_tokens(
             Token::Whitespace(Whitespace::MultiLineComment(text))
                 if dialect == SqlDialect::MariaDb && text.starts_with("M!") =>
             {
-                let what = "a MariaDB executable comment /*M! … */, which the server runs as SQL";
-                return reject(
-                    RejectKind::SessionChange { what: what.into() },
-                    t.span.start,
-                );
+                return reject(RejectKind::ExecutableComment, t.span.start);
             }
             Token::Whitespace(Whitespace::Space | Whitespace::Tab | Whitespace::Newline)
             | Token::EOF => continue,
             Token::Whitespace(_) | Token::SemiColon => {
                 facts.trailing = true;
                 continue;
+            }
+            Token::Word(word)
+                if word.quote_style == Some('[') && dialect == SqlDialect::Redshift =>
+            {
+                // sqlparser reads `[…]` as a quoted name in Redshift, where the engine reads it
+                // as a subscript: the two would see different statements.
+                let message = "square brackets quote names in T-SQL, not in Redshift; quote \
+                               names with double quotes"
+                    .to_owned();
+                return reject(RejectKind::Parse { message }, t.span.start);
             }
             Token::Word(word) if word.quote_style.is_none() => {
                 if previous_word == Keyword::INTO

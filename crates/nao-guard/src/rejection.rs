@@ -90,6 +90,9 @@ pub enum RejectKind {
         /// What it looks like in ASCII.
         looks_like: String,
     },
+    /// A comment the server executes as SQL (MariaDB's `/*M! … */`), which the guard cannot
+    /// see into.
+    ExecutableComment,
     /// The text does not parse in this dialect.
     Parse {
         /// The parser's message.
@@ -161,6 +164,7 @@ impl RejectKind {
             RejectKind::TooDeep { .. } => "too_deep",
             RejectKind::ControlCharacter { .. } => "control_character",
             RejectKind::Confusable { .. } => "confusable",
+            RejectKind::ExecutableComment => "executable_comment",
             RejectKind::Parse { .. } => "parse",
             RejectKind::MultipleStatements { .. } => "multiple_statements",
             RejectKind::NotAQuery { .. } => "not_a_query",
@@ -264,6 +268,10 @@ impl Rejection {
                 "The word {word:?}{at} is written with look-alike Unicode characters and reads as \
                  {looks_like:?}. Write SQL keywords and identifiers in plain ASCII, or quote an \
                  identifier that really uses these characters."
+            ),
+            RejectKind::ExecutableComment => format!(
+                "The SQL holds an executable comment (/*M! … */){at}, whose text the server runs \
+                 as SQL. Remove it; write plain SQL and ordinary comments only."
             ),
             RejectKind::Parse { message } => format!(
                 "The SQL could not be parsed as {d}: {message}. Check the syntax for the {d} \

@@ -28,7 +28,10 @@ struct Frame {
 impl CteScopes {
     /// Enters `query`: its CTEs become visible in its body, and each CTE body gets the frame
     /// that the SQL scoping rules give it.
-    pub(crate) fn enter_query(&mut self, query: &Query) {
+    ///
+    /// `implicitly_recursive`: the dialect makes every CTE visible in its own body, with or
+    /// without `RECURSIVE` (T-SQL, Snowflake).
+    pub(crate) fn enter_query(&mut self, query: &Query, implicitly_recursive: bool) {
         let here = std::ptr::from_ref(query) as usize;
         let parent = match self.pending.iter().position(|&(body, _)| body == here) {
             Some(i) => self.pending.swap_remove(i).1,
@@ -44,7 +47,7 @@ impl CteScopes {
         let count = with.cte_tables.len();
         let full = self.push_frame(start, count, parent);
         for (i, cte) in with.cte_tables.iter().enumerate() {
-            let frame = if with.recursive {
+            let frame = if with.recursive || implicitly_recursive {
                 full
             } else if i == 0 {
                 parent

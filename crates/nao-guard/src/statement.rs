@@ -2,7 +2,7 @@
 
 use sqlparser::ast::{Expr, Statement, Value};
 
-use crate::{Policy, RejectKind, StatementKind};
+use crate::{Policy, RejectKind, StatementKind, TableName};
 
 /// SQLite pragmas that only report, in either form (`PRAGMA table_info(t)`, `PRAGMA table_list`).
 const INTROSPECTION_PRAGMAS: &[&str] = &[
@@ -117,6 +117,34 @@ pub(crate) fn classify<'s>(statement: &'s Statement, policy: &Policy) -> Root<'s
     }
 }
 
+/// SQLite pragmas whose argument is a table name.
+const TABLE_PRAGMAS: &[&str] = &[
+    "foreign_key_list",
+    "index_list",
+    "table_info",
+    "table_xinfo",
+];
+
+/// The table a reporting pragma names (`PRAGMA table_info('orders')`), so the policy's table
+/// lists apply to it.
+pub(crate) fn pragma_table(statement: &Statement) -> Option<TableName> {
+    let Statement::Pragma {
+        name,
+        value: Some(value),
+        ..
+    } = statement
+    else {
+        return None;
+    };
+    let pragma = name.0.last()?.as_ident()?.value.to_ascii_lowercase();
+    TABLE_PRAGMAS.binary_search(&pragma.as_str()).ok()?;
+    let table = match &value.value {
+        Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.clone(),
+        other => other.to_string(),
+    };
+    Some(TableName::new([table]))
+}
+
 fn is_false(arg: Option<&Expr>) -> bool {
     match arg {
         Some(Expr::Value(v)) => match &v.value {
@@ -180,5 +208,6 @@ mod tests {
     fn pragma_lists_are_sorted_for_binary_search() {
         assert!(INTROSPECTION_PRAGMAS.windows(2).all(|w| w[0] < w[1]));
         assert!(READABLE_SETTING_PRAGMAS.windows(2).all(|w| w[0] < w[1]));
+        assert!(TABLE_PRAGMAS.windows(2).all(|w| w[0] < w[1]));
     }
 }

@@ -4,9 +4,10 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectName,
-    PipeOperator, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Spanned,
-    Statement, TableFactor, Visit, Visitor,
+    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, JoinConstraint,
+    JoinOperator, ObjectName, PipeOperator, Query, Select, SelectItem,
+    SelectItemQualifiedWildcardKind, SetExpr, Spanned, Statement, TableFactor, TableWithJoins,
+    Visit, Visitor,
 };
 use sqlparser::tokenizer::Span;
 
@@ -201,7 +202,11 @@ impl<'p> Walker<'p> {
     }
 
     /// Records a table the statement reads and checks it against the policy.
-    fn record_table(&mut self, table: TableName, at: Option<Position>) -> ControlFlow<()> {
+    pub(crate) fn record_table(
+        &mut self,
+        table: TableName,
+        at: Option<Position>,
+    ) -> ControlFlow<()> {
         if names_a_file(&table, self.dialect) {
             let path = table.to_string();
             return self.reject(RejectKind::FileReference { path }, at);
@@ -275,7 +280,47 @@ impl<'p> Walker<'p> {
         ControlFlow::Continue(())
     }
 
+    /// `JOIN … USING (col)` compares `col` in both tables; `NATURAL JOIN` compares every
+    /// shared column, which may be a denied one.
+    fn check_join_columns(&mut self, tables: &[TableWithJoins]) {
+        for join in tables.iter().flat_map(|t| &t.joins) {
+            let constraint = match &join.join_operator {
+                JoinOperator::Join(c)
+                | JoinOperator::Inner(c)
+                | JoinOperator::Left(c)
+                | JoinOperator::LeftOuter(c)
+                | JoinOperator::Right(c)
+                | JoinOperator::RightOuter(c)
+                | JoinOperator::FullOuter(c)
+                | JoinOperator::CrossJoin(c)
+                | JoinOperator::Semi(c)
+                | JoinOperator::LeftSemi(c)
+                | JoinOperator::RightSemi(c)
+                | JoinOperator::Anti(c)
+                | JoinOperator::LeftAnti(c)
+                | JoinOperator::RightAnti(c)
+                | JoinOperator::StraightJoin(c) => c,
+                _ => continue,
+            };
+            match constraint {
+                JoinConstraint::Using(columns) => {
+                    for column in columns {
+                        let idents: Vec<_> = column
+                            .0
+                            .iter()
+                            .filter_map(|p| p.as_ident().cloned())
+                            .collect();
+                        self.columns.identifier(&idents, None);
+                    }
+                }
+                JoinConstraint::Natural => self.columns.wildcard(None),
+                _ => {}
+            }
+        }
+    }
+
     fn check_select(&mut self, select: &Select) -> ControlFlow<()> {
+        self.check_join_columns(&select.from);
         if let Some(into) = &select.into {
             self.reject(
                 RejectKind::SelectInto,
@@ -331,7 +376,8 @@ impl Visitor for Walker<'_> {
     }
 
     fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
-        self.scopes.enter_query(query);
+        self.scopes
+            .enter_query(query, self.dialect.ctes_are_implicitly_recursive());
         self.check_query_clauses(query)?;
         self.check_table_queries(query)
     }
@@ -369,6 +415,11 @@ impl Visitor for Walker<'_> {
                 }
             }
             TableFactor::Function { name, .. } => return self.check_function(name),
+            TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => {
+                self.check_join_columns(std::slice::from_ref(table_with_joins.as_ref()));
+            }
             _ => {}
         }
         ControlFlow::Continue(())
