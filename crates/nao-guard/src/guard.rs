@@ -3,11 +3,16 @@
 use sqlparser::ast::Statement;
 use sqlparser::parser::{Parser, ParserError};
 
+use sqlparser::tokenizer::TokenWithSpan;
+
+use crate::fallback;
 use crate::lexical::{self, TokenFacts};
 use crate::limit;
 use crate::statement::{self, Root};
 use crate::walker::Walker;
-use crate::{Analysis, Policy, ReadOnlySql, RejectKind, Rejection, SqlDialect, StatementKind};
+use crate::{
+    Analysis, Policy, ReadOnlySql, RejectKind, Rejection, SqlDialect, StatementKind, TableName,
+};
 
 /// Proves `sql` read-only under `policy`, or says why not.
 ///
@@ -43,17 +48,22 @@ pub fn check(sql: &str, dialect: SqlDialect, policy: &Policy) -> Result<ReadOnly
         ));
     };
     let own_limit = limit::top_level_limit(&statement);
-    let capped = match policy.row_cap {
-        Some(cap) if kind == StatementKind::Query => limit::apply_cap(&mut statement, dialect, cap),
-        _ => false,
-    };
-    let sql = if capped {
-        let text = statement.to_string();
-        // The engine will run the printed text, so prove that text too.
-        check(&text, dialect, &policy.clone().without_row_cap())?;
-        text
-    } else {
-        significant_text(sql, &facts).to_owned()
+    let original = significant_text(sql, &facts);
+    let (sql, cap_applied) = match policy.row_cap {
+        Some(cap)
+            if kind == StatementKind::Query && limit::apply_cap(&mut statement, dialect, cap) =>
+        {
+            limit::escape_bracket_names(&mut statement);
+            let printed = statement.to_string();
+            if prints_faithfully(&printed, dialect, policy, &walker.tables, cap) {
+                (printed, true)
+            } else {
+                // sqlparser printed something else than it parsed (it does not escape `]` in
+                // T-SQL brackets, for one): run the text as written; the adapter still caps.
+                (original.to_owned(), false)
+            }
+        }
+        _ => (original.to_owned(), false),
     };
     Ok(ReadOnlySql {
         sql,
@@ -61,8 +71,23 @@ pub fn check(sql: &str, dialect: SqlDialect, policy: &Policy) -> Result<ReadOnly
         kind,
         tables: walker.tables,
         limit: own_limit,
-        cap_applied: capped,
+        cap_applied,
     })
+}
+
+/// Whether the text printed after the cap rewrite passes the guard on its own, reads the same
+/// tables and carries the cap: the engine runs the printed text, so it must be proven too.
+fn prints_faithfully(
+    printed: &str,
+    dialect: SqlDialect,
+    policy: &Policy,
+    tables: &[TableName],
+    cap: u64,
+) -> bool {
+    match check(printed, dialect, &policy.clone().without_row_cap()) {
+        Ok(rechecked) => rechecked.tables() == tables && rechecked.limit() == Some(cap),
+        Err(_) => false,
+    }
 }
 
 /// Reports everything the guard finds in `sql`: tables, functions, the top-level limit, and
@@ -110,10 +135,14 @@ fn parse_one(
     lexical::check_text(sql, dialect, policy)?;
     let tokens = lexical::tokenize(sql, dialect)?;
     let facts = lexical::check_tokens(&tokens, dialect, policy)?;
-    let parsed = Parser::new(dialect.parser_dialect())
-        .with_recursion_limit(policy.max_nesting)
-        .with_tokens_with_locations(tokens)
-        .parse_statements();
+    let equivalent = fallback::equivalent_text(&tokens, dialect);
+    let mut parsed = parse_tokens(tokens, dialect, policy);
+    if let (Err(_), Some(text)) = (&parsed, equivalent)
+        && let Ok(reparsed) =
+            lexical::tokenize(&text, dialect).map(|t| parse_tokens(t, dialect, policy))
+    {
+        parsed = reparsed;
+    }
     let mut statements = match parsed {
         Ok(statements) => statements,
         Err(_) if facts.into_file => return Err(Rejection::new(RejectKind::SelectInto, dialect)),
@@ -137,6 +166,17 @@ fn parse_one(
             dialect,
         )),
     }
+}
+
+fn parse_tokens(
+    tokens: Vec<TokenWithSpan>,
+    dialect: SqlDialect,
+    policy: &Policy,
+) -> Result<Vec<Statement>, ParserError> {
+    Parser::new(dialect.parser_dialect())
+        .with_recursion_limit(policy.max_nesting)
+        .with_tokens_with_locations(tokens)
+        .parse_statements()
 }
 
 /// Classifies the statement and walks it; the walker holds the findings afterwards.

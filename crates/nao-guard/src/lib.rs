@@ -78,6 +78,7 @@ mod analysis;
 mod columns;
 mod confusable;
 mod dialect;
+mod fallback;
 mod functions;
 mod guard;
 mod lexical;
