@@ -1,7 +1,15 @@
 //! Database adapters for nao-rs: each engine behind a cargo feature, each returning Arrow
-//! record batches through `nao_core`'s `Dialect` trait.
-//!
-//! This crate is not written yet; the adapters are the subject of the nao-core and
-//! PostgreSQL/MySQL issues.
+//! record batches through [`nao_core::Dialect`].
+#![forbid(unsafe_code)]
+
+pub mod conformance;
+pub mod demo;
+#[cfg(feature = "duckdb")]
+pub mod duckdb;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
+mod url;
+
+pub use url::{OpenError, open};
 
 pub use nao_core as core;

@@ -1,0 +1,275 @@
+//! What every tool call shares: databases, stored results, settings, artifacts, audit.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use nao_guard::Policy;
+use nao_render::RenderBudget;
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::NameList;
+use crate::{AuditSink, Dialect, ExecOptions, NoAudit, ResultStore, ToolError};
+
+/// The databases an agent can query, by `database_id`.
+#[derive(Debug, Clone, Default)]
+pub struct Databases {
+    by_name: BTreeMap<String, Arc<dyn Dialect>>,
+}
+
+impl Databases {
+    /// No databases.
+    pub fn new() -> Self {
+        Databases::default()
+    }
+
+    /// Adds a database under its [`Dialect::name`], replacing one of the same name.
+    #[must_use]
+    pub fn with(mut self, dialect: Arc<dyn Dialect>) -> Self {
+        self.insert(dialect);
+        self
+    }
+
+    /// Adds a database under its [`Dialect::name`], replacing one of the same name.
+    pub fn insert(&mut self, dialect: Arc<dyn Dialect>) {
+        self.by_name.insert(dialect.name().to_owned(), dialect);
+    }
+
+    /// The names, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.by_name.keys().cloned().collect()
+    }
+
+    /// Every database, sorted by name.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Dialect>> {
+        self.by_name.values()
+    }
+
+    /// Picks the database a call names. With exactly one configured, `None` picks it; with
+    /// several, the id is required. The error lists the names either way.
+    pub fn pick(&self, database_id: Option<&str>) -> Result<&Arc<dyn Dialect>, ToolError> {
+        let names = self.names();
+        match database_id {
+            Some(id) => self
+                .by_name
+                .get(id)
+                .ok_or_else(|| ToolError::UnknownDatabase {
+                    message: format!(
+                        "there is no database {id:?}; the databases are: {}",
+                        NameList(&names)
+                    ),
+                }),
+            None if self.by_name.len() == 1 => self
+                .by_name
+                .values()
+                .next()
+                .ok_or_else(|| unreachable_empty(&names)),
+            None if self.by_name.is_empty() => Err(ToolError::UnknownDatabase {
+                message: "no database is configured for this agent".into(),
+            }),
+            None => Err(ToolError::UnknownDatabase {
+                message: format!(
+                    "several databases are configured, so database_id is required; pass one of: {}",
+                    NameList(&names)
+                ),
+            }),
+        }
+    }
+}
+
+fn unreachable_empty(names: &[String]) -> ToolError {
+    ToolError::UnknownDatabase {
+        message: format!("no database could be picked from: {}", NameList(names)),
+    }
+}
+
+/// Limits and switches for tool calls.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Settings {
+    /// The guard's policy for every statement. Its row cap is also written into the SQL.
+    pub policy: Policy,
+    /// Rows kept from one result (the engine stops reading one row later).
+    pub max_rows: u64,
+    /// Arrow bytes kept from one result.
+    pub max_bytes: usize,
+    /// Time limit of one statement.
+    pub timeout: Duration,
+    /// How much of a result the model is shown at once.
+    pub render: RenderBudget,
+    /// The most rows one read_query_result call may ask for.
+    pub max_page_rows: u64,
+    /// Sample rows shown by describe_table.
+    pub describe_sample_rows: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            policy: Policy::default(),
+            max_rows: crate::exec::DEFAULT_MAX_ROWS,
+            max_bytes: crate::exec::DEFAULT_MAX_BYTES,
+            timeout: crate::exec::DEFAULT_TIMEOUT,
+            render: RenderBudget::default(),
+            max_page_rows: 200,
+            describe_sample_rows: 3,
+        }
+    }
+}
+
+impl Settings {
+    /// Sets the guard policy.
+    #[must_use]
+    pub fn with_policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Sets the row cap of one result.
+    #[must_use]
+    pub fn with_max_rows(mut self, rows: u64) -> Self {
+        self.max_rows = rows;
+        self
+    }
+
+    /// Sets the time limit of one statement.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets the render budget.
+    #[must_use]
+    pub fn with_render_budget(mut self, budget: RenderBudget) -> Self {
+        self.render = budget;
+        self
+    }
+
+    /// Execution options for one statement, stopped by `cancel`.
+    pub fn exec_options(&self, cancel: CancellationToken) -> ExecOptions {
+        ExecOptions::default()
+            .with_max_rows(self.max_rows)
+            .with_max_bytes(self.max_bytes)
+            .with_timeout(self.timeout)
+            .with_cancel(cancel)
+    }
+}
+
+/// Something a tool produced for the host to show: a chart, a story, a table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Artifact {
+    /// What kind (`"chart"`, `"story"`, …).
+    pub kind: String,
+    /// Its id.
+    pub id: String,
+    /// Its content, as JSON.
+    pub content: serde_json::Value,
+}
+
+impl Artifact {
+    /// An artifact.
+    pub fn new(kind: impl Into<String>, id: impl Into<String>, content: serde_json::Value) -> Self {
+        Artifact {
+            kind: kind.into(),
+            id: id.into(),
+            content,
+        }
+    }
+}
+
+/// The state every tool call of a conversation shares.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    databases: Databases,
+    results: Arc<ResultStore>,
+    settings: Arc<Settings>,
+    artifacts: Arc<Mutex<Vec<Artifact>>>,
+    audit: Arc<dyn AuditSink>,
+    cancel: CancellationToken,
+}
+
+impl ToolContext {
+    /// A context over `databases` with default settings, a default result store and no audit.
+    pub fn new(databases: Databases) -> Self {
+        ToolContext {
+            databases,
+            results: Arc::new(ResultStore::default()),
+            settings: Arc::new(Settings::default()),
+            artifacts: Arc::default(),
+            audit: Arc::new(NoAudit),
+            cancel: CancellationToken::new(),
+        }
+    }
+
+    /// Uses these settings.
+    #[must_use]
+    pub fn with_settings(mut self, settings: Settings) -> Self {
+        self.settings = Arc::new(settings);
+        self
+    }
+
+    /// Uses this result store (share one across turns to keep query ids pageable).
+    #[must_use]
+    pub fn with_results(mut self, results: Arc<ResultStore>) -> Self {
+        self.results = results;
+        self
+    }
+
+    /// Sends audit records to `audit`.
+    #[must_use]
+    pub fn with_audit(mut self, audit: Arc<dyn AuditSink>) -> Self {
+        self.audit = audit;
+        self
+    }
+
+    /// Stops running statements when `cancel` is cancelled.
+    #[must_use]
+    pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// The databases.
+    pub fn databases(&self) -> &Databases {
+        &self.databases
+    }
+
+    /// The stored results.
+    pub fn results(&self) -> &Arc<ResultStore> {
+        &self.results
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The audit sink.
+    pub fn audit(&self) -> &Arc<dyn AuditSink> {
+        &self.audit
+    }
+
+    /// The cancellation token of this conversation.
+    pub fn cancel(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Adds an artifact for the host.
+    pub fn push_artifact(&self, artifact: Artifact) {
+        self.artifacts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(artifact);
+    }
+
+    /// The artifacts produced so far.
+    pub fn artifacts(&self) -> Vec<Artifact> {
+        self.artifacts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}

@@ -1,0 +1,132 @@
+//! The trait every database adapter implements, and the helpers every adapter gets.
+
+use std::fmt::Debug;
+
+use async_trait::async_trait;
+use nao_guard::{Policy, ReadOnlySql, SqlDialect};
+
+use crate::{
+    BatchStream, CollectedBatches, DialectError, ExecOptions, TableFilter, TableInfo, TableRef,
+    TableSchema, collect_capped,
+};
+
+/// A database the agent can query: an engine behind a connection or a pool.
+///
+/// Adapters (in `nao-dialects`) are read-only at the engine too, stream batches and stop at the
+/// cap, and honour the timeout and cancellation of [`ExecOptions`]. Only [`ReadOnlySql`] can be
+/// executed, so the SQL guard has always run first.
+#[async_trait]
+pub trait Dialect: Debug + Send + Sync + 'static {
+    /// The `database_id` the model uses to pick this database.
+    fn name(&self) -> &str;
+
+    /// The SQL dialect: the guard parses with it and the prompt describes it.
+    fn sql_dialect(&self) -> SqlDialect;
+
+    /// Starts the statement and returns its batches as they come.
+    async fn execute(
+        &self,
+        sql: &ReadOnlySql,
+        options: &ExecOptions,
+    ) -> Result<BatchStream, DialectError>;
+
+    /// Lists the tables and views the connection can read.
+    async fn list_tables(&self, filter: &TableFilter) -> Result<Vec<TableInfo>, DialectError>;
+
+    /// Describes one table's columns.
+    async fn describe_table(&self, table: &TableRef) -> Result<TableSchema, DialectError>;
+}
+
+/// Helpers on every [`Dialect`]: collecting with caps, sampling rows.
+#[async_trait]
+pub trait DialectExt: Dialect {
+    /// Executes and collects under the caps, timeout and cancellation of `options`.
+    async fn query(
+        &self,
+        sql: &ReadOnlySql,
+        options: &ExecOptions,
+    ) -> Result<CollectedBatches, DialectError> {
+        let started = tokio::time::Instant::now();
+        let deadline = started + options.timeout;
+        // A child token lets the timeout stop the adapter without cancelling the caller's token.
+        let options = options.clone().with_cancel(options.cancel.child_token());
+        let stream = match tokio::time::timeout_at(deadline, self.execute(sql, &options)).await {
+            Ok(stream) => stream?,
+            Err(_) => {
+                options.cancel.cancel();
+                return Err(DialectError::Timeout {
+                    database: self.name().to_owned(),
+                    limit: options.timeout,
+                });
+            }
+        };
+        collect_capped(stream, &options, self.name(), started).await
+    }
+
+    /// The first `rows` rows of a table (`SELECT * FROM table LIMIT rows` in the engine's syntax).
+    async fn sample_rows(
+        &self,
+        table: &TableRef,
+        rows: u64,
+        options: &ExecOptions,
+    ) -> Result<CollectedBatches, DialectError> {
+        let dialect = self.sql_dialect();
+        let name = quote_table(table, dialect);
+        let policy = Policy::default().with_row_cap(rows);
+        let sql =
+            nao_guard::check(&format!("SELECT * FROM {name}"), dialect, &policy).map_err(|e| {
+                DialectError::Unsupported {
+                    database: self.name().to_owned(),
+                    what: e.to_string(),
+                }
+            })?;
+        self.query(&sql, &options.clone().with_max_rows(rows)).await
+    }
+}
+
+impl<T: Dialect + ?Sized> DialectExt for T {}
+
+/// Quotes a table reference for `dialect`, doubling embedded quote characters.
+pub fn quote_table(table: &TableRef, dialect: SqlDialect) -> String {
+    let quote = |ident: &str| {
+        let (open, close) = match dialect {
+            SqlDialect::MySql
+            | SqlDialect::MariaDb
+            | SqlDialect::BigQuery
+            | SqlDialect::Databricks
+            | SqlDialect::Spark
+            | SqlDialect::Hive
+            | SqlDialect::ClickHouse => ('`', '`'),
+            SqlDialect::MsSql => ('[', ']'),
+            _ => ('"', '"'),
+        };
+        let escaped = ident.replace(close, &format!("{close}{close}"));
+        format!("{open}{escaped}{close}")
+    };
+    match &table.schema {
+        Some(schema) => format!("{}.{}", quote(schema), quote(&table.name)),
+        None => quote(&table.name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_quoted_in_each_dialects_style() {
+        let t = TableRef::parse("sales.order\"s");
+        assert_eq!(
+            quote_table(&t, SqlDialect::Postgres),
+            "\"sales\".\"order\"\"s\""
+        );
+        assert_eq!(
+            quote_table(&TableRef::parse("a`b"), SqlDialect::MySql),
+            "`a``b`"
+        );
+        assert_eq!(
+            quote_table(&TableRef::parse("x]y"), SqlDialect::MsSql),
+            "[x]]y]"
+        );
+    }
+}

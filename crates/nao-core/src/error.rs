@@ -1,0 +1,220 @@
+//! Errors of database adapters, in words a person and a model can act on.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::time::Duration;
+
+/// A boxed error from a driver, kept as the `source` of a [`DialectError`].
+pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
+
+/// What went wrong when a database adapter ran a statement or read its catalogue.
+///
+/// Each variant keeps the engine's own message and, where the engine has one, its error code
+/// (SQLSTATE for PostgreSQL, the numeric code for MySQL, the extended result code for SQLite).
+/// `Display` is one sentence for the model plus what to do about it.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum DialectError {
+    /// The engine could not parse or plan the statement.
+    #[error("{database}: syntax error: {message}. Fix the SQL for this engine and try again.")]
+    Syntax {
+        /// The database (its `database_id`).
+        database: String,
+        /// The engine's message.
+        message: String,
+        /// The engine's error code.
+        code: Option<String>,
+    },
+    /// A table, view, column or function the statement names does not exist.
+    #[error(
+        "{database}: {message}. Check the names with list_tables and describe_table, then try again."
+    )]
+    UnknownObject {
+        /// The database.
+        database: String,
+        /// The engine's message.
+        message: String,
+        /// The engine's error code.
+        code: Option<String>,
+    },
+    /// The engine refused for lack of privileges, or because the connection is read-only.
+    #[error("{database}: not permitted: {message}. This connection can only read.")]
+    Permission {
+        /// The database.
+        database: String,
+        /// The engine's message.
+        message: String,
+        /// The engine's error code.
+        code: Option<String>,
+    },
+    /// The statement ran longer than the time limit and was stopped.
+    #[error(
+        "{database}: the query ran longer than {limit:?} and was stopped. Make it cheaper: filter \
+         earlier, aggregate, or add a LIMIT."
+    )]
+    Timeout {
+        /// The database.
+        database: String,
+        /// The time limit.
+        limit: Duration,
+    },
+    /// The caller cancelled the statement.
+    #[error("{database}: the query was cancelled.")]
+    Cancelled {
+        /// The database.
+        database: String,
+    },
+    /// The connection failed or was lost.
+    #[error("{database}: connection failed: {message}")]
+    Connection {
+        /// The database.
+        database: String,
+        /// What failed.
+        message: String,
+        /// The driver's error.
+        #[source]
+        source: Option<BoxError>,
+    },
+    /// A value or type the adapter cannot represent in Arrow.
+    #[error("{database}: unsupported: {what}")]
+    Unsupported {
+        /// The database.
+        database: String,
+        /// What is unsupported.
+        what: String,
+    },
+    /// Any other engine error.
+    #[error("{database}: {message}")]
+    Engine {
+        /// The database.
+        database: String,
+        /// The engine's message.
+        message: String,
+        /// The engine's error code.
+        code: Option<String>,
+        /// The driver's error.
+        #[source]
+        source: Option<BoxError>,
+    },
+}
+
+impl DialectError {
+    /// A stable snake_case code for tool results and metrics.
+    pub fn kind_code(&self) -> &'static str {
+        match self {
+            DialectError::Syntax { .. } => "syntax",
+            DialectError::UnknownObject { .. } => "unknown_object",
+            DialectError::Permission { .. } => "permission",
+            DialectError::Timeout { .. } => "timeout",
+            DialectError::Cancelled { .. } => "cancelled",
+            DialectError::Connection { .. } => "connection",
+            DialectError::Unsupported { .. } => "unsupported",
+            DialectError::Engine { .. } => "engine",
+        }
+    }
+
+    /// The engine's error code, when it gave one.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            DialectError::Syntax { code, .. }
+            | DialectError::UnknownObject { code, .. }
+            | DialectError::Permission { code, .. }
+            | DialectError::Engine { code, .. } => code.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Whether the same call may succeed if retried unchanged (lost connections and timeouts
+    /// under load); SQL mistakes are not retryable: the SQL must change.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, DialectError::Connection { .. })
+    }
+}
+
+/// An error of the tool layer: arguments, unknown ids, and failures of the tools themselves.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The model's arguments do not fit the tool's schema.
+    #[error("invalid arguments for {tool}: {message}")]
+    InvalidArguments {
+        /// The tool.
+        tool: String,
+        /// What is wrong, as serde and the schema say it.
+        message: String,
+    },
+    /// No tool has this name.
+    #[error("there is no tool named {name:?}; the tools are: {available}")]
+    UnknownTool {
+        /// The name the model used.
+        name: String,
+        /// The registered names, comma-separated.
+        available: String,
+    },
+    /// No stored result has this id (never existed, or evicted and not spilled).
+    #[error(
+        "no query result has the id {query_id:?}. Run the query again with execute_sql to get a \
+         new query_id."
+    )]
+    UnknownQuery {
+        /// The id the model used.
+        query_id: String,
+    },
+    /// No database has this id, or several are configured and none was named.
+    #[error("{message}")]
+    UnknownDatabase {
+        /// The message, listing the configured databases.
+        message: String,
+    },
+    /// The SQL guard refused the statement.
+    #[error(transparent)]
+    Rejected(#[from] nao_guard::Rejection),
+    /// The database failed.
+    #[error(transparent)]
+    Dialect(#[from] DialectError),
+    /// The host did not approve a high-risk call.
+    #[error("the host did not approve this call to {tool}")]
+    NotApproved {
+        /// The tool.
+        tool: String,
+    },
+    /// Any other failure of a tool, with a message for the model.
+    #[error("{message}")]
+    Failed {
+        /// What failed and what to do.
+        message: String,
+    },
+}
+
+impl ToolError {
+    /// A stable snake_case kind for tool results (`"invalid_arguments"`, `"rejected"`, …).
+    pub fn kind_code(&self) -> String {
+        match self {
+            ToolError::InvalidArguments { .. } => "invalid_arguments".into(),
+            ToolError::UnknownTool { .. } => "unknown_tool".into(),
+            ToolError::UnknownQuery { .. } => "unknown_query".into(),
+            ToolError::UnknownDatabase { .. } => "unknown_database".into(),
+            ToolError::Rejected(r) => format!("rejected_{}", r.kind().code()),
+            ToolError::Dialect(e) => format!("database_{}", e.kind_code()),
+            ToolError::NotApproved { .. } => "not_approved".into(),
+            ToolError::Failed { .. } => "failed".into(),
+        }
+    }
+
+    /// Whether the model may retry the same call unchanged.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, ToolError::Dialect(e) if e.is_retryable())
+    }
+}
+
+/// Displays a list of names as `a, b, c`, or `(none)`.
+pub(crate) struct NameList<'a>(pub(crate) &'a [String]);
+
+impl fmt::Display for NameList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("(none)");
+        }
+        f.write_str(&self.0.join(", "))
+    }
+}

@@ -1,0 +1,141 @@
+//! How a statement runs: its limits, and the stream of Arrow batches it yields.
+
+use std::fmt;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use futures_core::Stream;
+use tokio_util::sync::CancellationToken;
+
+use crate::DialectError;
+
+/// Default [`ExecOptions::max_rows`]: rows kept from one result.
+pub const DEFAULT_MAX_ROWS: u64 = 10_000;
+/// Default [`ExecOptions::max_bytes`]: Arrow memory kept from one result (64 MiB).
+pub const DEFAULT_MAX_BYTES: usize = 64 << 20;
+/// Default [`ExecOptions::timeout`].
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default [`ExecOptions::batch_size`]: rows per batch for adapters that build batches.
+pub const DEFAULT_BATCH_SIZE: usize = 2_048;
+
+/// Limits for one execution. Adapters push them down to the engine where they can (a
+/// server-side statement timeout, stopping the cursor at the cap); [`collect_capped`]
+/// (crate::collect_capped) enforces them on any stream.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ExecOptions {
+    /// Keep at most this many rows; the adapter reads one more to know the result was cut.
+    pub max_rows: u64,
+    /// Keep at most this many bytes of Arrow memory.
+    pub max_bytes: usize,
+    /// Stop the statement after this long.
+    pub timeout: Duration,
+    /// Cancelled by the caller to stop the statement.
+    pub cancel: CancellationToken,
+    /// Rows per batch, for adapters that build batches themselves.
+    pub batch_size: usize,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            max_rows: DEFAULT_MAX_ROWS,
+            max_bytes: DEFAULT_MAX_BYTES,
+            timeout: DEFAULT_TIMEOUT,
+            cancel: CancellationToken::new(),
+            batch_size: DEFAULT_BATCH_SIZE,
+        }
+    }
+}
+
+impl ExecOptions {
+    /// Sets the row cap.
+    #[must_use]
+    pub fn with_max_rows(mut self, rows: u64) -> Self {
+        self.max_rows = rows;
+        self
+    }
+
+    /// Sets the byte cap.
+    #[must_use]
+    pub fn with_max_bytes(mut self, bytes: usize) -> Self {
+        self.max_bytes = bytes;
+        self
+    }
+
+    /// Sets the time limit.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Uses `cancel` to stop the statement.
+    #[must_use]
+    pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// Sets the rows per batch (at least 1).
+    #[must_use]
+    pub fn with_batch_size(mut self, rows: usize) -> Self {
+        self.batch_size = rows.max(1);
+        self
+    }
+}
+
+type BoxedBatches = Pin<Box<dyn Stream<Item = Result<RecordBatch, DialectError>> + Send>>;
+
+/// The batches of a running statement, with their schema known up front (so an empty result
+/// still has columns). Dropping the stream stops the statement: adapters cancel the engine's
+/// work when their stream is dropped.
+pub struct BatchStream {
+    schema: SchemaRef,
+    batches: BoxedBatches,
+}
+
+impl BatchStream {
+    /// Wraps a stream of batches that all have `schema`.
+    pub fn new(
+        schema: SchemaRef,
+        batches: impl Stream<Item = Result<RecordBatch, DialectError>> + Send + 'static,
+    ) -> Self {
+        BatchStream {
+            schema,
+            batches: Box::pin(batches),
+        }
+    }
+
+    /// A stream over batches already in memory.
+    pub fn from_batches(schema: SchemaRef, batches: Vec<RecordBatch>) -> Self {
+        BatchStream::new(
+            schema,
+            futures_util::stream::iter(batches.into_iter().map(Ok)),
+        )
+    }
+
+    /// The schema of every batch.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+}
+
+impl fmt::Debug for BatchStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BatchStream")
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Stream for BatchStream {
+    type Item = Result<RecordBatch, DialectError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.batches.as_mut().poll_next(cx)
+    }
+}

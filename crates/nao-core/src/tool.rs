@@ -1,0 +1,59 @@
+//! The typed tool trait: what a model can call.
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::{ToolContext, ToolError};
+
+/// How much a tool can do, so hosts can ask a person before the risky ones run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RiskLevel {
+    /// Reads only, bounded: runs without asking.
+    Safe,
+    /// Reads more broadly or costs more; hosts may log or rate-limit it.
+    Caution,
+    /// Can change something: runs only after the host's approver says yes.
+    High,
+}
+
+/// A tool with typed arguments and output. Register it in a
+/// [`ToolRegistry`](crate::ToolRegistry), which derives its JSON Schema from `Args`, validates
+/// the model's arguments against it, and turns every failure into a result the model can act on.
+#[async_trait]
+pub trait Tool: Send + Sync + 'static {
+    /// The arguments, as the model sends them (JSON). Use `#[serde(deny_unknown_fields)]`.
+    type Args: DeserializeOwned + JsonSchema + Send;
+    /// What the tool returns; also sent as structured content.
+    type Output: Serialize + Send + Sync;
+
+    /// The name the model calls it by (`execute_sql`).
+    fn name(&self) -> &str;
+
+    /// What it does and when to use it, written for the model.
+    fn description(&self) -> &str;
+
+    /// How risky it is (default [`RiskLevel::Safe`]).
+    fn risk(&self) -> RiskLevel {
+        RiskLevel::Safe
+    }
+
+    /// Whether a successful call ends the model's turn (clarification, follow-up suggestions).
+    fn ends_turn(&self) -> bool {
+        false
+    }
+
+    /// Runs the tool.
+    async fn call(&self, args: Self::Args, ctx: &ToolContext) -> Result<Self::Output, ToolError>;
+
+    /// Markdown for the model.
+    fn render(&self, output: &Self::Output) -> String;
+
+    /// How many rows the output holds, for audit records (default none).
+    fn row_count(&self, _output: &Self::Output) -> Option<u64> {
+        None
+    }
+}

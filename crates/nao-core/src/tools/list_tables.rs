@@ -1,0 +1,138 @@
+//! list_tables: the tables and views the agent can query.
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::markdown_table;
+use crate::{TableFilter, TableKind, Tool, ToolContext, ToolError};
+
+/// The most tables one call lists; the rest are counted.
+const MAX_LISTED: usize = 300;
+
+/// Arguments of list_tables.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListTablesArgs {
+    /// Which database to list; every database when omitted.
+    #[serde(default)]
+    pub database_id: Option<String>,
+    /// Only tables in this schema.
+    #[serde(default)]
+    pub schema: Option<String>,
+    /// Only tables whose name contains this text (`*` matches anything).
+    #[serde(default)]
+    pub pattern: Option<String>,
+}
+
+/// One listed table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListedTable {
+    /// The database it is in.
+    pub database_id: String,
+    /// The qualified name to use in SQL (`schema.name` or `name`).
+    pub table: String,
+    /// Table, view, …
+    pub kind: TableKind,
+    /// Its comment.
+    pub comment: Option<String>,
+}
+
+/// What list_tables returns.
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
+pub struct ListTablesOutput {
+    /// The tables listed (at most 300).
+    pub tables: Vec<ListedTable>,
+    /// How many matched in all.
+    pub total: usize,
+}
+
+/// The list_tables tool.
+#[derive(Debug, Clone, Default)]
+pub struct ListTables;
+
+#[async_trait]
+impl Tool for ListTables {
+    type Args = ListTablesArgs;
+    type Output = ListTablesOutput;
+
+    fn name(&self) -> &str {
+        "list_tables"
+    }
+
+    fn description(&self) -> &str {
+        "List the tables and views you can query, with their comments. Filter by database_id, \
+         schema, or a name pattern when there are many. Then use describe_table for columns."
+    }
+
+    async fn call(
+        &self,
+        args: ListTablesArgs,
+        ctx: &ToolContext,
+    ) -> Result<ListTablesOutput, ToolError> {
+        let databases: Vec<_> = match args.database_id.as_deref() {
+            Some(id) => vec![ctx.databases().pick(Some(id))?.clone()],
+            None => ctx.databases().iter().cloned().collect(),
+        };
+        if databases.is_empty() {
+            ctx.databases().pick(None)?;
+        }
+        let mut filter = TableFilter::default();
+        filter.schema = args.schema.filter(|s| !s.trim().is_empty());
+        filter.pattern = args.pattern.filter(|p| !p.trim().is_empty());
+        let mut tables = Vec::new();
+        for database in databases {
+            for info in database.list_tables(&filter).await? {
+                tables.push(ListedTable {
+                    database_id: database.name().to_owned(),
+                    table: info.table_ref().to_string(),
+                    kind: info.kind,
+                    comment: info.comment,
+                });
+            }
+        }
+        let total = tables.len();
+        tables.truncate(MAX_LISTED);
+        Ok(ListTablesOutput { tables, total })
+    }
+
+    fn render(&self, output: &ListTablesOutput) -> String {
+        if output.total == 0 {
+            return "No tables match. Call list_tables without schema and pattern to see all.\n"
+                .into();
+        }
+        let several = output
+            .tables
+            .iter()
+            .any(|t| t.database_id != output.tables[0].database_id);
+        let mut headers = vec!["table", "kind", "comment"];
+        if several {
+            headers.insert(0, "database_id");
+        }
+        let rows: Vec<Vec<String>> = output
+            .tables
+            .iter()
+            .map(|t| {
+                let mut row = vec![
+                    t.table.clone(),
+                    t.kind.to_string(),
+                    t.comment.clone().unwrap_or_default(),
+                ];
+                if several {
+                    row.insert(0, t.database_id.clone());
+                }
+                row
+            })
+            .collect();
+        let mut out = format!("{} tables.\n\n", output.total);
+        out.push_str(&markdown_table(&headers, &rows, 200));
+        if output.total > output.tables.len() {
+            out.push_str(&format!(
+                "\n- {} more tables are not shown: narrow the list with schema or pattern.\n",
+                output.total - output.tables.len()
+            ));
+        }
+        out
+    }
+}

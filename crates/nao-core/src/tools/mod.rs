@@ -1,0 +1,89 @@
+//! The built-in tools: execute_sql, read_query_result, list_tables, describe_table.
+
+mod describe_table;
+mod execute_sql;
+mod list_tables;
+mod read_query_result;
+
+pub use describe_table::{DescribeTable, DescribeTableArgs, DescribeTableOutput};
+pub use execute_sql::{ExecuteSql, ExecuteSqlArgs, ExecuteSqlOutput};
+pub use list_tables::{ListTables, ListTablesArgs, ListTablesOutput, ListedTable};
+pub use read_query_result::{ReadQueryResult, ReadQueryResultArgs, ReadQueryResultOutput};
+
+use arrow_schema::Schema;
+use nao_render::Truncation;
+use serde::Serialize;
+
+use crate::ToolRegistry;
+
+/// A registry with the four built-in SQL tools.
+pub fn sql_tools() -> ToolRegistry {
+    ToolRegistry::new()
+        .with(ExecuteSql)
+        .with(ReadQueryResult)
+        .with(ListTables)
+        .with(DescribeTable)
+}
+
+/// A column's name and Arrow type, for structured tool output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ColumnSummary {
+    /// The column's name.
+    pub name: String,
+    /// Its Arrow type (`Int64`, `Decimal128(12, 2)`, `Timestamp(µs, "UTC")`).
+    pub data_type: String,
+    /// Whether it may hold NULL.
+    pub nullable: bool,
+}
+
+impl ColumnSummary {
+    /// The columns of a schema.
+    pub fn of(schema: &Schema) -> Vec<ColumnSummary> {
+        schema
+            .fields()
+            .iter()
+            .map(|f| ColumnSummary {
+                name: f.name().clone(),
+                data_type: f.data_type().to_string(),
+                nullable: f.is_nullable(),
+            })
+            .collect()
+    }
+}
+
+/// A stable code for why a result stops early.
+pub(crate) fn truncation_code(truncation: &Truncation) -> &'static str {
+    match truncation {
+        Truncation::RowCap { .. } => "row_cap",
+        Truncation::ByteCap { .. } => "byte_cap",
+        Truncation::Timeout { .. } => "timeout",
+        _ => "other",
+    }
+}
+
+/// A Markdown table whose cells are escaped by the renderer (pipes, newlines, markup).
+pub(crate) fn markdown_table(
+    headers: &[&str],
+    rows: &[Vec<String>],
+    max_cell_chars: usize,
+) -> String {
+    let mut out = String::new();
+    out.push('|');
+    for header in headers {
+        out.push(' ');
+        out.push_str(&nao_render::escape_cell(header, max_cell_chars));
+        out.push_str(" |");
+    }
+    out.push_str("\n|");
+    out.push_str(&"---|".repeat(headers.len()));
+    for row in rows {
+        out.push_str("\n|");
+        for cell in row {
+            out.push(' ');
+            out.push_str(&nao_render::escape_cell(cell, max_cell_chars));
+            out.push_str(" |");
+        }
+    }
+    out.push('\n');
+    out
+}

@@ -1,0 +1,315 @@
+//! The checks every adapter must pass, run by each adapter's tests against its real engine.
+//!
+//! Before calling them, a test creates the fixture ([`FIXTURE_STATEMENTS`], portable SQL) through
+//! a writable connection of its own, then opens the adapter read-only on the same database.
+//! Each check panics with a message naming the adapter and what failed.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use nao_core::guard::{Policy, ReadOnlySql, check};
+use nao_core::render::Truncation;
+use nao_core::{Dialect, DialectError, DialectExt, ExecOptions, TableFilter, TableRef};
+use tokio_util::sync::CancellationToken;
+
+/// The fixture table's name.
+pub const FIXTURE_TABLE: &str = "nao_conformance";
+
+/// Creates and fills the fixture table (portable SQL; run through a writable connection).
+pub const FIXTURE_STATEMENTS: &[&str] = &[
+    "CREATE TABLE nao_conformance (id INTEGER NOT NULL, name VARCHAR(40), amount DECIMAL(12, 2))",
+    "INSERT INTO nao_conformance (id, name, amount) VALUES (1, 'alpha', 10.50), (2, 'beta', NULL), (3, NULL, -0.25)",
+];
+
+/// A query yielding `n` rows (1..=n) in any engine with recursive CTEs.
+pub fn series_sql(n: u64) -> String {
+    format!(
+        "WITH RECURSIVE series(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM series WHERE n < {n}) \
+         SELECT n FROM series"
+    )
+}
+
+/// A query that runs for a long time and returns nothing until it is done: counting to
+/// ten billion through a recursive CTE.
+pub fn slow_sql() -> String {
+    "WITH RECURSIVE series(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM series WHERE n < 10000000000) \
+     SELECT count(*) FROM series"
+        .to_owned()
+}
+
+fn checked(dialect: &dyn Dialect, sql: &str) -> ReadOnlySql {
+    let policy = Policy::default();
+    check(sql, dialect.sql_dialect(), &policy).unwrap_or_else(|e| {
+        panic!(
+            "{}: the guard refused conformance SQL {sql:?}: {e}",
+            dialect.name()
+        )
+    })
+}
+
+/// Runs every check below.
+pub async fn run_all(dialect: &dyn Dialect) {
+    reads_the_fixture(dialect).await;
+    row_cap_marks_truncation(dialect).await;
+    empty_result_keeps_its_schema(dialect).await;
+    timeout_stops_a_slow_query(dialect).await;
+    cancellation_stops_a_slow_query(dialect).await;
+    engine_refuses_writes(dialect).await;
+    introspection_lists_and_describes(dialect).await;
+    errors_are_classified(dialect).await;
+    dropping_the_stream_stops_the_query(dialect).await;
+}
+
+/// The fixture reads back with the right row count, NULLs and exact values.
+pub async fn reads_the_fixture(dialect: &dyn Dialect) {
+    let name = dialect.name();
+    let sql = checked(
+        dialect,
+        "SELECT id, name, amount FROM nao_conformance ORDER BY id",
+    );
+    let result = dialect
+        .query(&sql, &ExecOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(result.row_count, 3, "{name}: fixture rows");
+    assert!(
+        result.truncation.is_none(),
+        "{name}: the fixture is not truncated"
+    );
+    let names: Vec<&str> = result
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(names, ["id", "name", "amount"], "{name}: column names");
+    let nulls: usize = result
+        .batches
+        .iter()
+        .map(|b| b.column(1).null_count())
+        .sum();
+    assert_eq!(nulls, 1, "{name}: one NULL name");
+    let amount_type = result.schema.field(2).data_type();
+    assert!(
+        matches!(amount_type, arrow_schema::DataType::Decimal128(12, 2)),
+        "{name}: DECIMAL(12, 2) must map to Decimal128(12, 2), got {amount_type}"
+    );
+}
+
+/// A cap below the result size keeps exactly the cap and says the result was cut; a cap equal
+/// to the result size keeps it all and does not.
+pub async fn row_cap_marks_truncation(dialect: &dyn Dialect) {
+    let name = dialect.name();
+    let sql = checked(dialect, &series_sql(100));
+    let capped = dialect
+        .query(&sql, &ExecOptions::default().with_max_rows(10))
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(capped.row_count, 10, "{name}: capped rows");
+    assert_eq!(
+        capped.truncation,
+        Some(Truncation::RowCap { cap: 10 }),
+        "{name}: truncation"
+    );
+    let exact = dialect
+        .query(&sql, &ExecOptions::default().with_max_rows(100))
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(exact.row_count, 100, "{name}: uncapped rows");
+    assert_eq!(
+        exact.truncation, None,
+        "{name}: a result that fits is not truncated"
+    );
+}
+
+/// A query with no rows still reports its columns.
+pub async fn empty_result_keeps_its_schema(dialect: &dyn Dialect) {
+    let name = dialect.name();
+    let sql = checked(dialect, "SELECT id, name FROM nao_conformance WHERE id < 0");
+    let result = dialect
+        .query(&sql, &ExecOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(result.row_count, 0, "{name}: no rows");
+    assert_eq!(
+        result.schema.fields().len(),
+        2,
+        "{name}: an empty result keeps its columns"
+    );
+}
+
+/// A slow query comes back as a timeout error soon after its time limit.
+pub async fn timeout_stops_a_slow_query(dialect: &dyn Dialect) {
+    let name = dialect.name();
+    let sql = checked(dialect, &slow_sql());
+    let options = ExecOptions::default().with_timeout(Duration::from_millis(300));
+    // The outer bound only keeps a broken adapter from hanging the test run.
+    let outcome =
+        tokio::time::timeout(Duration::from_secs(60), dialect.query(&sql, &options)).await;
+    match outcome {
+        Ok(Err(DialectError::Timeout { .. })) => {}
+        Ok(other) => panic!("{name}: a slow query must time out, got {other:?}"),
+        Err(_) => panic!("{name}: the timeout did not stop the query within a minute"),
+    }
+}
+
+/// Cancelling the token stops a slow query with a cancellation error.
+pub async fn cancellation_stops_a_slow_query(dialect: &dyn Dialect) {
+    let name = dialect.name();
+    let sql = checked(dialect, &slow_sql());
+    let cancel = CancellationToken::new();
+    let options = ExecOptions::default()
+        .with_timeout(Duration::from_secs(120))
+        .with_cancel(cancel.clone());
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancel.cancel();
+    });
+    let outcome =
+        tokio::time::timeout(Duration::from_secs(60), dialect.query(&sql, &options)).await;
+    canceller.abort();
+    match outcome {
+        Ok(Err(DialectError::Cancelled { .. })) => {}
+        Ok(other) => panic!("{name}: a cancelled query must fail as cancelled, got {other:?}"),
+        Err(_) => panic!("{name}: cancellation did not stop the query within a minute"),
+    }
+}
+
+/// Writes handed over through the guard's escape hatch are refused by the engine, and nothing
+/// changes.
+pub async fn engine_refuses_writes(dialect: &dyn Dialect) {
+    let name = dialect.name();
+    for write in [
+        "INSERT INTO nao_conformance (id, name) VALUES (99, 'written')",
+        "UPDATE nao_conformance SET name = 'changed'",
+        "DELETE FROM nao_conformance",
+        "CREATE TABLE nao_conformance_created (x INTEGER)",
+        "DROP TABLE nao_conformance",
+    ] {
+        let sql = ReadOnlySql::new_unchecked_allowing_writes(write, dialect.sql_dialect());
+        let outcome = dialect.query(&sql, &ExecOptions::default()).await;
+        assert!(outcome.is_err(), "{name}: the engine must refuse {write:?}");
+    }
+    let count = checked(
+        dialect,
+        "SELECT count(*) AS n FROM nao_conformance WHERE name IS NULL OR name <> 'changed'",
+    );
+    let result = dialect
+        .query(&count, &ExecOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let value = arrow_cast_to_i64(&result.batches[0], 0);
+    assert_eq!(value, 3, "{name}: the fixture must be unchanged");
+}
+
+fn arrow_cast_to_i64(batch: &arrow_array::RecordBatch, column: usize) -> i64 {
+    use arrow_array::Array;
+    let array = batch.column(column);
+    if let Some(a) = array.as_any().downcast_ref::<arrow_array::Int64Array>() {
+        return a.value(0);
+    }
+    if let Some(a) = array.as_any().downcast_ref::<arrow_array::Int32Array>() {
+        return i64::from(a.value(0));
+    }
+    if let Some(a) = array.as_any().downcast_ref::<arrow_array::UInt64Array>() {
+        return i64::try_from(a.value(0)).unwrap_or(i64::MAX);
+    }
+    panic!("expected an integer count, got {}", array.data_type())
+}
+
+/// The fixture table is listed (and filtered), and described with its columns.
+pub async fn introspection_lists_and_describes(dialect: &dyn Dialect) {
+    let name = dialect.name();
+    let tables = dialect
+        .list_tables(&TableFilter::default())
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(
+        tables.iter().any(|t| t.name == FIXTURE_TABLE),
+        "{name}: list_tables must list the fixture: {tables:?}"
+    );
+    let filtered = dialect
+        .list_tables(&TableFilter::default().with_pattern("no_such_table_anywhere"))
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(
+        filtered.is_empty(),
+        "{name}: the pattern must filter: {filtered:?}"
+    );
+    let table = tables
+        .iter()
+        .find(|t| t.name == FIXTURE_TABLE)
+        .map(|t| t.table_ref())
+        .unwrap_or_else(|| TableRef::parse(FIXTURE_TABLE));
+    let schema = dialect
+        .describe_table(&table)
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let columns: Vec<&str> = schema.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        columns,
+        ["id", "name", "amount"],
+        "{name}: described columns"
+    );
+    assert!(!schema.columns[0].nullable, "{name}: id is NOT NULL");
+    assert!(schema.columns[1].nullable, "{name}: name is nullable");
+    let missing = dialect
+        .describe_table(&TableRef::parse("no_such_table"))
+        .await;
+    assert!(
+        matches!(missing, Err(DialectError::UnknownObject { .. })),
+        "{name}: describing a missing table: {missing:?}"
+    );
+}
+
+/// Engine errors map to their kinds.
+pub async fn errors_are_classified(dialect: &dyn Dialect) {
+    let name = dialect.name();
+    let unknown_table = checked(dialect, "SELECT * FROM no_such_table");
+    let outcome = dialect.query(&unknown_table, &ExecOptions::default()).await;
+    assert!(
+        matches!(outcome, Err(DialectError::UnknownObject { .. })),
+        "{name}: unknown table: {outcome:?}"
+    );
+    let unknown_column = checked(dialect, "SELECT no_such_column FROM nao_conformance");
+    let outcome = dialect
+        .query(&unknown_column, &ExecOptions::default())
+        .await;
+    assert!(
+        matches!(outcome, Err(DialectError::UnknownObject { .. })),
+        "{name}: unknown column: {outcome:?}"
+    );
+    let bad = ReadOnlySql::new_unchecked_allowing_writes("SELEC 1", dialect.sql_dialect());
+    let outcome = dialect.query(&bad, &ExecOptions::default()).await;
+    assert!(
+        matches!(outcome, Err(DialectError::Syntax { .. })),
+        "{name}: syntax error: {outcome:?}"
+    );
+}
+
+/// Dropping a stream after its first batch frees the adapter for the next query.
+pub async fn dropping_the_stream_stops_the_query(dialect: &dyn Dialect) {
+    let name = dialect.name();
+    let sql = checked(dialect, &series_sql(1_000_000));
+    let options = ExecOptions::default().with_batch_size(1_000);
+    let mut stream = dialect
+        .execute(&sql, &options)
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let first = stream
+        .next()
+        .await
+        .unwrap_or_else(|| panic!("{name}: no first batch"));
+    assert!(first.is_ok(), "{name}: first batch: {first:?}");
+    drop(stream);
+    let again = checked(dialect, "SELECT count(*) AS n FROM nao_conformance");
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(60),
+        dialect.query(&again, &ExecOptions::default()),
+    )
+    .await;
+    assert!(
+        matches!(outcome, Ok(Ok(_))),
+        "{name}: the adapter must serve the next query after a dropped stream"
+    );
+}

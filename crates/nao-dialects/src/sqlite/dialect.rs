@@ -1,0 +1,231 @@
+//! [`SqliteDialect`]: opening a database read-only, and the [`Dialect`] implementation.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use arrow_array::RecordBatch;
+use async_trait::async_trait;
+use nao_core::guard::{ReadOnlySql, SqlDialect};
+use nao_core::{
+    BatchStream, Dialect, DialectError, ExecOptions, TableFilter, TableInfo, TableRef, TableSchema,
+};
+use rusqlite::{Connection, OpenFlags};
+
+use super::open::{Pool, Target, open_read_only};
+use super::{catalog, errors, load, query};
+
+/// A SQLite database, read-only at every layer (see the [module docs](super)).
+///
+/// Cheap to share behind an `Arc`; queries run on tokio's blocking threads, each on a pooled
+/// read-only connection, so several can run at once.
+pub struct SqliteDialect {
+    name: String,
+    target: Target,
+    pool: Arc<Pool>,
+    /// The in-memory database's loading connection: kept open (a shared-cache in-memory
+    /// database lives as long as one connection to it), never used again.
+    _sealed_writer: Option<Mutex<Connection>>,
+}
+
+impl fmt::Debug for SqliteDialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SqliteDialect")
+            .field("name", &self.name)
+            .field("target", &self.target)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A name no other in-memory database of this process has.
+fn unique_memory_name() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let count = NEXT.fetch_add(1, Ordering::Relaxed);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!("nao_{}_{count}_{nanos:08x}", std::process::id())
+}
+
+impl SqliteDialect {
+    /// Opens the database file at `path` read-only, naming it `name` (its `database_id`).
+    ///
+    /// Fails with [`DialectError::Connection`] naming the path when the file is missing, is
+    /// not a SQLite database, or cannot be opened. Blocking: opens the file and reads its
+    /// schema.
+    pub fn open(name: impl Into<String>, path: impl AsRef<Path>) -> Result<Self, DialectError> {
+        let name = name.into();
+        let path = path.as_ref();
+        let connection_error =
+            |message: String, source: Option<rusqlite::Error>| DialectError::Connection {
+                database: name.clone(),
+                message,
+                source: source.map(|e| Box::new(e) as nao_core::BoxError),
+            };
+        if !path.is_file() {
+            let what = if path.exists() {
+                "is not a file"
+            } else {
+                "does not exist"
+            };
+            return Err(connection_error(
+                format!("the SQLite database {} {what}", path.display()),
+                None,
+            ));
+        }
+        let target = Target::File(path.to_path_buf());
+        let first = open_read_only(&target).map_err(|e| {
+            connection_error(
+                format!("cannot open the SQLite database {}: {e}", path.display()),
+                Some(e),
+            )
+        })?;
+        Ok(SqliteDialect {
+            name,
+            pool: Arc::new(Pool::new(target.clone(), first)),
+            target,
+            _sealed_writer: None,
+        })
+    }
+
+    /// Creates an in-memory database, lets `load` fill it through a writable connection, then
+    /// seals it: that connection is kept (the database lives as long as it does) but never
+    /// handed out, and every query runs on read-only connections to the same shared-cache
+    /// database (`file:nao_…?mode=memory&cache=shared`).
+    ///
+    /// ```
+    /// use nao_dialects::sqlite::SqliteDialect;
+    ///
+    /// let db = SqliteDialect::in_memory("demo", |conn| {
+    ///     conn.execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2);")
+    /// })?;
+    /// # Ok::<(), nao_dialects::core::DialectError>(())
+    /// ```
+    pub fn in_memory(
+        name: impl Into<String>,
+        load: impl FnOnce(&Connection) -> rusqlite::Result<()>,
+    ) -> Result<Self, DialectError> {
+        let name = name.into();
+        let uri = format!("file:{}?mode=memory&cache=shared", unique_memory_name());
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let writer = Connection::open_with_flags(&uri, flags)
+            .map_err(|e| errors::dialect_error(&name, e))?;
+        load(&writer).map_err(|e| DialectError::Engine {
+            database: name.clone(),
+            message: format!("loading the in-memory database failed: {e}"),
+            code: e.sqlite_extended_error_code().map(|c| c.to_string()),
+            source: Some(Box::new(e)),
+        })?;
+        let target = Target::Uri(uri);
+        let first = open_read_only(&target).map_err(|e| errors::dialect_error(&name, e))?;
+        Ok(SqliteDialect {
+            name,
+            pool: Arc::new(Pool::new(target.clone(), first)),
+            target,
+            _sealed_writer: Some(Mutex::new(writer)),
+        })
+    }
+
+    /// An in-memory database holding `tables`, each created from its batches' schema and
+    /// filled by [`load_batches`](super::load_batches).
+    pub fn from_batches(
+        name: impl Into<String>,
+        tables: &[(&str, &[RecordBatch])],
+    ) -> Result<Self, DialectError> {
+        SqliteDialect::in_memory(name, |conn| {
+            tables
+                .iter()
+                .try_for_each(|(table, batches)| load::load_batches(conn, table, batches))
+        })
+    }
+
+    /// Runs `f` on a pooled connection on a blocking thread.
+    async fn with_connection<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, DialectError> + Send + 'static,
+    ) -> Result<T, DialectError> {
+        let pool = self.pool.clone();
+        let name = self.name.clone();
+        let task = tokio::task::spawn_blocking(move || {
+            let conn = pool.get().map_err(|e| errors::dialect_error(&name, e))?;
+            let outcome = f(&conn);
+            pool.put(conn);
+            outcome
+        });
+        task.await.map_err(|e| DialectError::Engine {
+            database: self.name.clone(),
+            message: format!("the SQLite worker failed: {e}"),
+            code: None,
+            source: None,
+        })?
+    }
+}
+
+/// Opens a database from a URL's path (`sqlite:///path.db`), or an empty in-memory database
+/// for `None` (`sqlite::memory:`), on a blocking thread.
+pub async fn open_url(name: &str, path: Option<PathBuf>) -> Result<Arc<dyn Dialect>, DialectError> {
+    let owned = name.to_owned();
+    let opened = tokio::task::spawn_blocking(move || match path {
+        Some(path) => SqliteDialect::open(owned, path),
+        None => SqliteDialect::in_memory(owned, |_| Ok(())),
+    })
+    .await
+    .map_err(|e| DialectError::Connection {
+        database: name.to_owned(),
+        message: format!("opening the SQLite database failed: {e}"),
+        source: None,
+    })??;
+    Ok(Arc::new(opened))
+}
+
+#[async_trait]
+impl Dialect for SqliteDialect {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn sql_dialect(&self) -> SqlDialect {
+        SqlDialect::Sqlite
+    }
+
+    async fn execute(
+        &self,
+        sql: &ReadOnlySql,
+        options: &ExecOptions,
+    ) -> Result<BatchStream, DialectError> {
+        let job = query::Job {
+            database: self.name.clone(),
+            sql: sql.sql().to_owned(),
+            row_limit: options.max_rows.saturating_add(1),
+            batch_size: options.batch_size,
+            max_bytes: options.max_bytes,
+            timeout: options.timeout,
+            deadline: Instant::now().checked_add(options.timeout),
+            cancel: options.cancel.clone(),
+        };
+        query::execute(self.pool.clone(), job).await
+    }
+
+    async fn list_tables(&self, filter: &TableFilter) -> Result<Vec<TableInfo>, DialectError> {
+        let filter = filter.clone();
+        let name = self.name.clone();
+        self.with_connection(move |conn| {
+            catalog::list_tables(conn, &filter).map_err(|e| errors::dialect_error(&name, e))
+        })
+        .await
+    }
+
+    async fn describe_table(&self, table: &TableRef) -> Result<TableSchema, DialectError> {
+        let table = table.clone();
+        let name = self.name.clone();
+        self.with_connection(move |conn| {
+            catalog::describe_table(conn, &table).map_err(|e| e.into_dialect_error(&name))
+        })
+        .await
+    }
+}

@@ -1,0 +1,106 @@
+//! Opening an adapter from a URL, with a clear error when its feature is off.
+
+use std::sync::Arc;
+
+use nao_core::{Dialect, DialectError};
+
+/// Why a URL could not be opened.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The URL's scheme names no adapter nao-rs has.
+    #[error(
+        "unknown database URL scheme {scheme:?}; use sqlite://, duckdb://, postgres:// or mysql://"
+    )]
+    UnknownScheme {
+        /// The scheme given.
+        scheme: String,
+    },
+    /// The adapter exists but this build left its cargo feature off.
+    #[error(
+        "the {scheme} adapter is not compiled in; enable the `{feature}` feature of nao-dialects (or nao)"
+    )]
+    FeatureDisabled {
+        /// The scheme given.
+        scheme: String,
+        /// The feature to enable.
+        feature: &'static str,
+    },
+    /// The URL is malformed.
+    #[error("invalid database URL: {message}")]
+    InvalidUrl {
+        /// What is wrong.
+        message: String,
+    },
+    /// The adapter could not open the database.
+    #[error(transparent)]
+    Dialect(#[from] DialectError),
+}
+
+/// Opens a read-only adapter from a URL, naming it `name` (its `database_id`):
+/// `sqlite:///path/to.db`, `sqlite::memory:`, `duckdb:///path/to.duckdb`, `duckdb::memory:`.
+pub async fn open(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    let Some((scheme, rest)) = url.split_once(':') else {
+        return Err(OpenError::InvalidUrl {
+            message: format!("{url:?} has no scheme (like sqlite:///path.db)"),
+        });
+    };
+    let scheme = scheme.to_ascii_lowercase();
+    match scheme.as_str() {
+        "sqlite" => open_sqlite(name, rest).await,
+        "duckdb" => open_duckdb(name, rest).await,
+        "postgres" | "postgresql" => Err(OpenError::FeatureDisabled {
+            scheme,
+            feature: "postgres",
+        }),
+        "mysql" | "mariadb" => Err(OpenError::FeatureDisabled {
+            scheme,
+            feature: "mysql",
+        }),
+        _ => Err(OpenError::UnknownScheme { scheme }),
+    }
+}
+
+/// The path of `//path` or `///abs/path` URLs; `None` for `:memory:`.
+#[cfg_attr(not(any(feature = "sqlite", feature = "duckdb")), allow(dead_code))]
+fn path_of(rest: &str) -> Result<Option<std::path::PathBuf>, OpenError> {
+    if rest == ":memory:" || rest == "//:memory:" {
+        return Ok(None);
+    }
+    match rest.strip_prefix("//") {
+        Some(path) if !path.is_empty() => Ok(Some(std::path::PathBuf::from(path))),
+        _ => Err(OpenError::InvalidUrl {
+            message: format!("expected //path or :memory: after the scheme, got {rest:?}"),
+        }),
+    }
+}
+
+#[cfg(feature = "sqlite")]
+async fn open_sqlite(name: &str, rest: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    crate::sqlite::open_url(name, path_of(rest)?)
+        .await
+        .map_err(OpenError::from)
+}
+
+#[cfg(not(feature = "sqlite"))]
+async fn open_sqlite(_name: &str, _rest: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    Err(OpenError::FeatureDisabled {
+        scheme: "sqlite".into(),
+        feature: "sqlite",
+    })
+}
+
+#[cfg(feature = "duckdb")]
+async fn open_duckdb(name: &str, rest: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    crate::duckdb::open_url(name, path_of(rest)?)
+        .await
+        .map_err(OpenError::from)
+}
+
+#[cfg(not(feature = "duckdb"))]
+async fn open_duckdb(_name: &str, _rest: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    Err(OpenError::FeatureDisabled {
+        scheme: "duckdb".into(),
+        feature: "duckdb",
+    })
+}
