@@ -7,20 +7,39 @@
 //! tools: execute_sql, read_query_result, list_tables and describe_table.
 //!
 //! ```
+//! use std::sync::Arc;
+//! use nao_core::arrow::array::{Int64Array, RecordBatch, StringArray};
+//! use nao_core::arrow::datatypes::{DataType, Field, Schema};
 //! use nao_core::{Databases, ToolCall, ToolContext, tools};
+//! use nao_dialects::sqlite::SqliteDialect;
 //! use serde_json::json;
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! let registry = tools::sql_tools();
-//! let names: Vec<String> = registry.specs().into_iter().map(|s| s.name).collect();
-//! assert_eq!(names, ["describe_table", "execute_sql", "list_tables", "read_query_result"]);
+//! // A database: here an embedded SQLite loaded from Arrow (DuckDB, PostgreSQL… work the same).
+//! let schema = Arc::new(Schema::new(vec![
+//!     Field::new("region", DataType::Utf8, false),
+//!     Field::new("orders", DataType::Int64, false),
+//! ]));
+//! let sales = RecordBatch::try_new(schema, vec![
+//!     Arc::new(StringArray::from(vec!["north", "south"])),
+//!     Arc::new(Int64Array::from(vec![120, 80])),
+//! ]).unwrap();
+//! let shop = SqliteDialect::from_batches("shop", &[("sales", &[sales])]).unwrap();
 //!
-//! // Every failure comes back as a result the model can act on.
-//! let ctx = ToolContext::new(Databases::new());
-//! let call = ToolCall::new("call_1", "read_query_result", json!({"query_id": "q_x", "limit": 5000}));
+//! // The tools, and the context every call of a conversation shares.
+//! let registry = tools::sql_tools();
+//! let ctx = ToolContext::new(Databases::new().with(Arc::new(shop)));
+//!
+//! // A call as the model makes it: JSON arguments in, Markdown out.
+//! let call = ToolCall::new("call_1", "execute_sql", json!({"sql_query": "SELECT * FROM sales ORDER BY orders DESC"}));
 //! let result = registry.call(&call, &ctx).await;
-//! assert!(result.is_error);
-//! assert!(result.content.contains("limit: must be at most 200"), "{}", result.content);
+//! assert!(!result.is_error, "{}", result.content);
+//! assert!(result.content.contains("| 1 | north | 120 |"), "{}", result.content);
+//!
+//! // Failures are results the model can act on.
+//! let call = ToolCall::new("call_2", "execute_sql", json!({"sql_query": "DROP TABLE sales"}));
+//! let refused = registry.call(&call, &ctx).await;
+//! assert!(refused.is_error && refused.content.contains("DROP TABLE statements are not allowed"));
 //! # });
 //! ```
 //!

@@ -1,0 +1,195 @@
+//! [`DuckDbDialect`]: the adapter, its constructors and its [`Dialect`] implementation.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use arrow_array::RecordBatch;
+use async_trait::async_trait;
+use duckdb::Connection;
+use nao_core::guard::{ReadOnlySql, SqlDialect};
+use nao_core::{
+    BatchStream, Dialect, DialectError, ExecOptions, TableFilter, TableInfo, TableRef, TableSchema,
+};
+
+use super::open::{SealedDir, open_read_only, seal};
+use super::{catalog, errors, load, stream};
+
+/// A read-only DuckDB database: a file, or an in-memory database a host loaded and sealed.
+///
+/// Each statement runs on its own connection (cloned from a root connection) on tokio's
+/// blocking pool; see the [module docs](super) for the read-only layers, streaming, caps,
+/// interrupts and panic containment.
+pub struct DuckDbDialect {
+    name: Arc<str>,
+    /// Where the database lives: the host's file, or the sealed copy.
+    path: PathBuf,
+    /// The connection statements are cloned from. Declared before `sealed`, so it closes
+    /// before the sealed directory is removed.
+    root: Mutex<Connection>,
+    /// The private directory of a sealed in-memory database.
+    sealed: Option<SealedDir>,
+}
+
+impl DuckDbDialect {
+    /// Opens the DuckDB file at `path` read-only, with external access off and the
+    /// configuration locked. Blocks while DuckDB opens the file; from async code use
+    /// [`open_url`](super::open_url) or `spawn_blocking`.
+    ///
+    /// # Errors
+    /// [`DialectError::Connection`] naming the path when the file is missing or DuckDB cannot
+    /// open it.
+    pub fn open(name: impl Into<String>, path: impl AsRef<Path>) -> Result<Self, DialectError> {
+        let name: String = name.into();
+        let path = path.as_ref();
+        let root = open_read_only(&name, path)?;
+        Ok(DuckDbDialect {
+            name: name.into(),
+            path: path.to_owned(),
+            root: Mutex::new(root),
+            sealed: None,
+        })
+    }
+
+    /// An in-memory database the host fills through `load`'s writable connection, then sealed:
+    /// written to a file in a private temporary directory (removed when the adapter is
+    /// dropped) and reopened read-only like [`open`](Self::open). Blocks while loading.
+    ///
+    /// The loading connection is the host's own and trusted: it may read files, for example.
+    ///
+    /// # Errors
+    /// [`DialectError::Engine`] with DuckDB's message when `load` fails;
+    /// [`DialectError::Connection`] when the temporary database cannot be made.
+    pub fn in_memory(
+        name: impl Into<String>,
+        load: impl FnOnce(&Connection) -> duckdb::Result<()>,
+    ) -> Result<Self, DialectError> {
+        let name: String = name.into();
+        let (root, dir) = seal(&name, load)?;
+        Ok(DuckDbDialect {
+            name: name.into(),
+            path: dir.file(),
+            root: Mutex::new(root),
+            sealed: Some(dir),
+        })
+    }
+
+    /// A sealed in-memory database with one table per `(name, batches)` pair, created from the
+    /// batches' schema (see [`load_batches`](super::load_batches) for the supported types).
+    ///
+    /// # Errors
+    /// As [`in_memory`](Self::in_memory).
+    pub fn from_batches(
+        name: impl Into<String>,
+        tables: &[(&str, &[RecordBatch])],
+    ) -> Result<Self, DialectError> {
+        DuckDbDialect::in_memory(name, |connection| {
+            for (table, batches) in tables {
+                load::load_batches(connection, table, batches)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The database file DuckDB has open (for a sealed database, its private copy).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A connection of its own for one statement or catalogue read.
+    fn connection(&self) -> Result<Connection, DialectError> {
+        let root = self
+            .root
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        root.try_clone()
+            .map_err(|e| errors::from_duckdb(&self.name, e, None))
+    }
+
+    /// Runs `read` on a fresh connection on the blocking pool.
+    async fn blocking_read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&str, &Connection) -> Result<T, DialectError> + Send + 'static,
+    ) -> Result<T, DialectError> {
+        let name = Arc::clone(&self.name);
+        let connection = self.connection()?;
+        tokio::task::spawn_blocking(move || read(&name, &connection))
+            .await
+            .map_err(|e| DialectError::Engine {
+                database: self.name.to_string(),
+                message: format!("the DuckDB catalogue read failed: {e}"),
+                code: None,
+                source: None,
+            })?
+    }
+}
+
+impl fmt::Debug for DuckDbDialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DuckDbDialect")
+            .field("name", &self.name)
+            .field("path", &self.path)
+            .field("sealed", &self.sealed.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+#[async_trait]
+impl Dialect for DuckDbDialect {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn sql_dialect(&self) -> SqlDialect {
+        SqlDialect::DuckDb
+    }
+
+    async fn execute(
+        &self,
+        sql: &ReadOnlySql,
+        options: &ExecOptions,
+    ) -> Result<BatchStream, DialectError> {
+        let connection = self.connection()?;
+        stream::execute(
+            Arc::clone(&self.name),
+            connection,
+            sql.sql().to_owned(),
+            options,
+        )
+        .await
+    }
+
+    async fn list_tables(&self, filter: &TableFilter) -> Result<Vec<TableInfo>, DialectError> {
+        let filter = filter.clone();
+        self.blocking_read(move |name, connection| catalog::list_tables(name, connection, &filter))
+            .await
+    }
+
+    async fn describe_table(&self, table: &TableRef) -> Result<TableSchema, DialectError> {
+        let table = table.clone();
+        self.blocking_read(move |name, connection| {
+            catalog::describe_table(name, connection, &table)
+        })
+        .await
+    }
+}
+
+/// Opens the adapter for a `duckdb:` URL: the file at `path` read-only, or with `None` an empty
+/// sealed in-memory database. Opening runs on the blocking pool.
+///
+/// # Errors
+/// As [`DuckDbDialect::open`] and [`DuckDbDialect::in_memory`].
+pub async fn open_url(name: &str, path: Option<PathBuf>) -> Result<Arc<dyn Dialect>, DialectError> {
+    let owned = name.to_owned();
+    let opened = tokio::task::spawn_blocking(move || match path {
+        Some(path) => DuckDbDialect::open(owned, path),
+        None => DuckDbDialect::in_memory(owned, |_| Ok(())),
+    })
+    .await
+    .map_err(|e| DialectError::Connection {
+        database: name.to_owned(),
+        message: format!("opening DuckDB failed: {e}"),
+        source: None,
+    })??;
+    Ok(Arc::new(opened))
+}

@@ -1,0 +1,192 @@
+//! DuckDB errors as [`DialectError`] kinds, keeping DuckDB's own message.
+//!
+//! DuckDB reports failures as text of the form `"<Type> Error: <message>"` (`Parser Error`,
+//! `Catalog Error`, `Binder Error`, …); the C API gives no richer code for statement results,
+//! so the type prefix is the code we keep and the kind is read from it.
+
+use std::any::Any;
+use std::time::Duration;
+
+use nao_core::DialectError;
+
+/// Why the watcher stopped a statement, so an "Interrupted" error can say which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StopReason {
+    /// The caller's cancellation token fired.
+    Cancelled,
+    /// The time limit passed.
+    Timeout(Duration),
+}
+
+/// The error for a statement stopped for `reason`.
+pub(super) fn stopped(database: &str, reason: StopReason) -> DialectError {
+    match reason {
+        StopReason::Cancelled => DialectError::Cancelled {
+            database: database.to_owned(),
+        },
+        StopReason::Timeout(limit) => DialectError::Timeout {
+            database: database.to_owned(),
+            limit,
+        },
+    }
+}
+
+/// Maps a DuckDB error to its kind. `stop` is why the statement was interrupted, if it was.
+pub(super) fn from_duckdb(
+    database: &str,
+    error: duckdb::Error,
+    stop: Option<StopReason>,
+) -> DialectError {
+    let message = error.to_string();
+    classify(database, message, stop, Some(Box::new(error)))
+}
+
+/// The error for a panic the duckdb crate raised while fetching or converting a batch.
+pub(super) fn from_panic(
+    database: &str,
+    payload: &(dyn Any + Send),
+    stop: Option<StopReason>,
+) -> DialectError {
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("the DuckDB driver panicked");
+    classify(database, text.to_owned(), stop, None)
+}
+
+/// Classifies a DuckDB message.
+fn classify(
+    database: &str,
+    message: String,
+    stop: Option<StopReason>,
+    source: Option<nao_core::BoxError>,
+) -> DialectError {
+    let database = database.to_owned();
+    let code = error_type(&message).map(str::to_owned);
+    let lower = message.to_ascii_lowercase();
+    let kind = code.as_deref().unwrap_or("");
+    if kind.eq_ignore_ascii_case("INTERRUPT Error") || lower.contains("interrupted") {
+        return stopped(&database, stop.unwrap_or(StopReason::Cancelled));
+    }
+    let missing = lower.contains("does not exist")
+        || lower.contains("not found")
+        || lower.contains("could not be found");
+    let refused = kind == "Permission Error"
+        || lower.contains("read-only")
+        || lower.contains("read only mode")
+        || lower.contains("configuration has been locked")
+        || lower.contains("disabled by configuration")
+        || lower.contains("external access is disabled");
+    if refused {
+        return DialectError::Permission {
+            database,
+            message,
+            code,
+        };
+    }
+    match kind {
+        "Parser Error" => DialectError::Syntax {
+            database,
+            message,
+            code,
+        },
+        "Catalog Error" if missing => DialectError::UnknownObject {
+            database,
+            message,
+            code,
+        },
+        "Binder Error" if missing || lower.contains("referenced column") => {
+            DialectError::UnknownObject {
+                database,
+                message,
+                code,
+            }
+        }
+        // Other binder errors are planning errors: wrong types, ambiguous names, bad GROUP BY.
+        "Binder Error" => DialectError::Syntax {
+            database,
+            message,
+            code,
+        },
+        "IO Error" | "Connection Error" => DialectError::Connection {
+            database,
+            message,
+            source,
+        },
+        _ => DialectError::Engine {
+            database,
+            message,
+            code,
+            source,
+        },
+    }
+}
+
+/// The `"<Type> Error"` prefix of a DuckDB message, if it has one.
+fn error_type(message: &str) -> Option<&str> {
+    let (head, _) = message.split_once(": ")?;
+    (head.ends_with(" Error") && head.len() < 40).then_some(head)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(message: &str) -> &'static str {
+        classify("db", message.to_owned(), None, None).kind_code()
+    }
+
+    #[test]
+    fn duckdb_messages_map_to_kinds() {
+        assert_eq!(
+            kind("Parser Error: syntax error at or near \"SELEC\""),
+            "syntax"
+        );
+        assert_eq!(
+            kind("Catalog Error: Table with name t does not exist!\nDid you mean \"x\"?"),
+            "unknown_object"
+        );
+        assert_eq!(
+            kind("Binder Error: Referenced column \"c\" not found in FROM clause!"),
+            "unknown_object"
+        );
+        assert_eq!(
+            kind("Binder Error: No function matches the given name and argument types"),
+            "syntax"
+        );
+        assert_eq!(
+            kind(
+                "Invalid Input Error: Cannot execute statement of type \"INSERT\" on database \
+                 \"db\" which is attached in read-only mode!"
+            ),
+            "permission"
+        );
+        assert_eq!(
+            kind(
+                "Permission Error: File system LocalFileSystem has been disabled by configuration"
+            ),
+            "permission"
+        );
+        assert_eq!(kind("INTERRUPT Error: Interrupted!"), "cancelled");
+        assert_eq!(kind("IO Error: Could not read file"), "connection");
+        assert_eq!(
+            kind("Conversion Error: Could not convert string 'x' to INT32"),
+            "engine"
+        );
+        let timeout = classify(
+            "db",
+            "INTERRUPT Error: Interrupted!".into(),
+            Some(StopReason::Timeout(Duration::from_secs(1))),
+            None,
+        );
+        assert_eq!(timeout.kind_code(), "timeout");
+    }
+
+    #[test]
+    fn the_code_is_the_error_type() {
+        let e = classify("db", "Parser Error: x".into(), None, None);
+        assert_eq!(e.code(), Some("Parser Error"));
+        assert_eq!(error_type("no prefix here"), None);
+    }
+}

@@ -1,0 +1,248 @@
+//! Running one statement: a worker on the blocking pool streams Arrow batches to the caller.
+//!
+//! - **Start.** The worker prepares and starts the statement (DuckDB's streaming execution)
+//!   before `execute` returns, so syntax and unknown-object errors come back from `execute`
+//!   itself, and the Arrow schema is known before the first batch (an empty result keeps its
+//!   columns).
+//! - **Streaming and caps.** Batches go through a channel of capacity 1, so DuckDB computes at
+//!   most a batch or two ahead of the reader. The worker stops after `max_rows + 1` rows (one
+//!   row past the cap tells a cut result from one that fits) and as soon as the receiver is
+//!   dropped; dropping the statement ends DuckDB's work on it.
+//! - **Interrupts.** A watcher task waits for the cancellation token or the deadline (the
+//!   timeout counted from the call), records why, and calls the connection's interrupt
+//!   handle, again every [`REINTERRUPT`] until the worker ends: an interrupt that lands between
+//!   two steps of the worker would otherwise be lost. The worker also checks the reason between
+//!   batches. DuckDB's "Interrupted" error then becomes `Cancelled` or `Timeout`.
+//! - **Panic containment.** The duckdb crate's Arrow iterator panics when fetching or
+//!   converting a chunk fails (a cast error at row 10,000 of a model's query). The worker uses
+//!   the fallible `Statement::step` instead, and still runs each fetch and conversion inside
+//!   `catch_unwind`, so a panic in the driver becomes a `DialectError`, never the caller's.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use arrow_array::{Array, RecordBatch, StructArray};
+use arrow_schema::SchemaRef;
+use duckdb::Connection;
+use duckdb::core::{LogicalTypeHandle, LogicalTypeId};
+use nao_core::{BatchStream, DialectError, ExecOptions};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::errors::{self, StopReason};
+
+/// How often the watcher repeats its interrupt until the worker has stopped.
+const REINTERRUPT: Duration = Duration::from_millis(50);
+
+type Item = Result<RecordBatch, DialectError>;
+
+/// Why the statement is being stopped, shared by the watcher and the worker.
+#[derive(Debug, Default)]
+struct Stop(Mutex<Option<StopReason>>);
+
+impl Stop {
+    fn get(&self) -> Option<StopReason> {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn set(&self, reason: StopReason) {
+        let mut slot = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        slot.get_or_insert(reason);
+    }
+}
+
+/// What the worker needs besides the connection.
+struct Job {
+    database: Arc<str>,
+    sql: String,
+    max_rows: u64,
+    stop: Arc<Stop>,
+}
+
+/// Runs `sql` on `connection` (owned by this statement alone) and streams its batches.
+pub(super) async fn execute(
+    database: Arc<str>,
+    connection: Connection,
+    sql: String,
+    options: &ExecOptions,
+) -> Result<BatchStream, DialectError> {
+    let deadline = tokio::time::Instant::now() + options.timeout;
+    let stop = Arc::new(Stop::default());
+    let done = CancellationToken::new();
+    tokio::spawn(watch(
+        connection.interrupt_handle(),
+        options.cancel.clone(),
+        deadline,
+        options.timeout,
+        done.clone(),
+        Arc::clone(&stop),
+    ));
+    let (schema_tx, schema_rx) = oneshot::channel();
+    let (batch_tx, batch_rx) = mpsc::channel::<Item>(1);
+    let job = Job {
+        database: Arc::clone(&database),
+        sql,
+        max_rows: options.max_rows,
+        stop,
+    };
+    tokio::task::spawn_blocking(move || {
+        // Whatever way the worker ends, the watcher stops with it.
+        let _done = done.drop_guard();
+        run(connection, &job, schema_tx, &batch_tx);
+    });
+    let schema = match schema_rx.await {
+        Ok(Ok(schema)) => schema,
+        Ok(Err(e)) => return Err(e),
+        Err(_) => {
+            return Err(DialectError::Engine {
+                database: database.to_string(),
+                message: "the DuckDB worker stopped before the statement started".into(),
+                code: None,
+                source: None,
+            });
+        }
+    };
+    let batches = futures_util::stream::unfold(batch_rx, |mut rx| async move {
+        rx.recv().await.map(|item| (item, rx))
+    });
+    Ok(BatchStream::new(schema, batches))
+}
+
+/// Interrupts the statement when the caller cancels or the deadline passes.
+async fn watch(
+    interrupt: Arc<duckdb::InterruptHandle>,
+    cancel: CancellationToken,
+    deadline: tokio::time::Instant,
+    limit: Duration,
+    done: CancellationToken,
+    stop: Arc<Stop>,
+) {
+    let reason = tokio::select! {
+        biased;
+        () = done.cancelled() => return,
+        () = cancel.cancelled() => StopReason::Cancelled,
+        () = tokio::time::sleep_until(deadline) => StopReason::Timeout(limit),
+    };
+    stop.set(reason);
+    loop {
+        interrupt.interrupt();
+        tokio::select! {
+            () = done.cancelled() => return,
+            () = tokio::time::sleep(REINTERRUPT) => {}
+        }
+    }
+}
+
+/// The worker: prepare, start, then fetch batches until the end, the cap, a stop or a dropped
+/// receiver.
+fn run(
+    connection: Connection,
+    job: &Job,
+    schema_tx: oneshot::Sender<Result<SchemaRef, DialectError>>,
+    batch_tx: &mpsc::Sender<Item>,
+) {
+    let fail = |e: duckdb::Error| errors::from_duckdb(&job.database, e, job.stop.get());
+    let mut statement = match connection.prepare(&job.sql) {
+        Ok(statement) => statement,
+        Err(e) => {
+            let _ = schema_tx.send(Err(fail(e)));
+            return;
+        }
+    };
+    // `stream_arrow` starts DuckDB's streaming execution; its iterator (which panics on
+    // errors) is dropped at once, keeping only the schema.
+    let schema = match statement.stream_arrow([]) {
+        Ok(arrow) => arrow.get_schema(),
+        Err(e) => {
+            let _ = schema_tx.send(Err(fail(e)));
+            return;
+        }
+    };
+    if let Some(column) = inexact_column(&statement, &schema) {
+        let _ = schema_tx.send(Err(DialectError::Unsupported {
+            database: job.database.to_string(),
+            what: format!(
+                "column {column:?} is (or holds) a UHUGEINT, which DuckDB's Arrow export would \
+                 wrap into a signed Decimal128(38, 0); cast it to VARCHAR, or to DECIMAL(38, 0) \
+                 when its values fit"
+            ),
+        }));
+        return;
+    }
+    if schema_tx.send(Ok(Arc::clone(&schema))).is_err() {
+        return;
+    }
+    let mut rows: u64 = 0;
+    loop {
+        if let Some(reason) = job.stop.get() {
+            let _ = batch_tx.blocking_send(Err(errors::stopped(&job.database, reason)));
+            return;
+        }
+        let fetched = catch_unwind(AssertUnwindSafe(|| statement.step()));
+        let batch = match fetched {
+            Ok(Ok(Some(array))) => to_batch(&job.database, &schema, array),
+            Ok(Ok(None)) => return,
+            Ok(Err(e)) => Err(fail(e)),
+            Err(panic) => Err(errors::from_panic(&job.database, &*panic, job.stop.get())),
+        };
+        let failed = batch.is_err();
+        if let Ok(batch) = &batch {
+            rows = rows.saturating_add(batch.num_rows() as u64);
+        }
+        if batch_tx.blocking_send(batch).is_err() || failed || rows > job.max_rows {
+            return;
+        }
+    }
+}
+
+/// The first result column whose values DuckDB's Arrow export cannot represent exactly.
+///
+/// DuckDB exports UHUGEINT (up to 2^128 - 1) as `Decimal128(38, 0)` by reinterpreting its bits,
+/// so large values would come back negative: refuse instead of returning wrong numbers.
+fn inexact_column(statement: &duckdb::Statement<'_>, schema: &SchemaRef) -> Option<String> {
+    fn holds_uhugeint(t: &LogicalTypeHandle) -> bool {
+        t.id() == LogicalTypeId::UHugeint
+            || (0..t.num_children()).any(|i| holds_uhugeint(&t.child(i)))
+    }
+    (0..schema.fields().len()).find_map(|idx| {
+        // The crate's type accessors panic on types it does not know: such a column is not
+        // a UHUGEINT, and any real problem with it surfaces when its chunks are fetched.
+        let inexact = catch_unwind(AssertUnwindSafe(|| {
+            holds_uhugeint(&statement.column_logical_type(idx))
+        }))
+        .unwrap_or(false);
+        inexact.then(|| schema.field(idx).name().clone())
+    })
+}
+
+/// Turns DuckDB's chunk (a struct array) into a batch with the statement's schema.
+fn to_batch(
+    database: &str,
+    schema: &SchemaRef,
+    array: StructArray,
+) -> Result<RecordBatch, DialectError> {
+    let converted = catch_unwind(AssertUnwindSafe(|| {
+        if array.null_count() > 0 {
+            return Err("a DuckDB chunk had top-level nulls".to_owned());
+        }
+        let (_, columns, _) = array.into_parts();
+        RecordBatch::try_new(Arc::clone(schema), columns).map_err(|e| e.to_string())
+    }));
+    match converted {
+        Ok(Ok(batch)) => Ok(batch),
+        Ok(Err(message)) => Err(DialectError::Engine {
+            database: database.to_owned(),
+            message: format!("could not convert a DuckDB chunk to Arrow: {message}"),
+            code: None,
+            source: None,
+        }),
+        Err(panic) => Err(errors::from_panic(database, &*panic, None)),
+    }
+}
