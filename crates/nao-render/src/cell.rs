@@ -3,7 +3,7 @@
 use arrow_array::Array;
 
 use crate::escape::{ELLIPSIS, head_cut, middle_cut, push_escaped};
-use crate::value::{NULL_TOKEN, Value, ValueKind, format_value};
+use crate::value::{NULL_TOKEN, Value, ValueKind, format_value, write_scalar};
 
 /// Writes table cells, reusing one buffer, and remembers what the notices must mention.
 pub(crate) struct CellWriter {
@@ -35,6 +35,15 @@ impl CellWriter {
         kind: ValueKind,
         row: usize,
     ) {
+        if kind == ValueKind::Scalar && !array.is_null(row) {
+            // Fast path: numbers, dates and binary summaries go straight to `out`; they are
+            // short, hold nothing to escape, and are never cut (a cut would misstate them).
+            let start = out.len();
+            if write_scalar(out, array, row).is_some() {
+                return;
+            }
+            out.truncate(start);
+        }
         let max_chars = self.max_chars.max(1);
         // Enough bytes for `max_chars` characters of JSON, without formatting a huge list.
         let json_limit = max_chars.saturating_mul(4).saturating_add(16);

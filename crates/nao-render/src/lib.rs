@@ -49,6 +49,7 @@
 //!   and a message giving the valid offsets when the offset is past the end.
 //! - [`render_tool_error`]: a failed tool call (kind, message, what to do, whether a retry can
 //!   help), so every tool output speaks in one voice.
+//! - [`escape_cell`]: the same cell escaping for tools that build their own tables.
 //!
 //! The facts the batches cannot tell (query id, stored row count, why the engine stopped, the
 //! detected `LIMIT`) come in a [`ResultFacts`]; the limits in a [`RenderBudget`]. Rendering is
@@ -85,13 +86,17 @@
 //!
 //! # Performance
 //!
-//! Only the rows shown are touched: the renderer walks the batch lengths to find the first row
-//! to show, then formats cells straight from the arrays, with no slicing copy, no
-//! concatenation and no conversion of the rest. A ten-million-row result costs the same as a
-//! 41-row one; a 1 MB text value costs as much as its first and last 127 characters; a list of
-//! a million elements stops being written once its cell is full. The `render` benchmark of the
-//! `nao` workspace measures a 40 × 20 page of mixed types (tens of microseconds) and the cost
-//! per cell.
+//! Only the rows shown are touched: the renderer reads batch lengths up to the first row to
+//! show, then formats cells straight from the arrays, with no slicing copy, no concatenation
+//! and no conversion of the rest. A ten-million-row result costs the same as a 41-row one; a
+//! 1 MB text value costs as much as its first and last 127 characters; a list of a million
+//! elements stops being written once its cell is full. Each column's formatting path is chosen
+//! once per batch, and numbers are written without `fmt` padding machinery.
+//!
+//! The `render` benchmark of the `nao` workspace (`cargo bench --bench render`) measures a
+//! 40 × 20 page of mixed types at about 40–50 µs (roughly 20 ns per integer cell, 70 ns per
+//! float or timestamp, 120 ns per small list) on a busy 2-core machine, and prints the cost per
+//! cell and the 10M-row / 41-row ratio (about 1.0).
 #![forbid(unsafe_code)]
 
 mod budget;

@@ -5,7 +5,7 @@ use arrow_array::cast::AsArray;
 use arrow_schema::DataType;
 
 use crate::escape::push_json_string;
-use crate::value::{JsonShape, resolve_dictionary, text_at, write_other, write_scalar};
+use crate::value::{JsonShape, ValueKind, resolve_dictionary, text_at, write_other, write_scalar};
 
 /// Deepest nesting written; deeper values show as `"…"`.
 const MAX_JSON_DEPTH: usize = 16;
@@ -128,6 +128,8 @@ impl<'b> JsonWriter<'b> {
     }
 
     fn list(&mut self, values: &dyn Array, range: std::ops::Range<usize>, depth: usize) {
+        // Decided once per list: elements of a scalar type skip the per-value dispatch.
+        let scalar_elements = ValueKind::of(values.data_type()) == ValueKind::Scalar;
         self.out.push('[');
         for (index, element) in range.enumerate() {
             if index > 0 {
@@ -136,7 +138,11 @@ impl<'b> JsonWriter<'b> {
             if self.full() {
                 return;
             }
-            self.value(values, element, depth + 1);
+            if scalar_elements && !values.is_null(element) {
+                self.scalar(values, element);
+            } else {
+                self.value(values, element, depth + 1);
+            }
         }
         self.out.push(']');
     }

@@ -52,7 +52,6 @@ pub(crate) fn render_table(request: &TableRequest<'_>) -> Table {
         cells_cut: false,
         null_shown: false,
     };
-    let mut row_text = String::new();
     let mut skip = request.first_row;
     'batches: for batch in request.batches {
         let batch_rows = batch.num_rows() as u64;
@@ -66,22 +65,16 @@ pub(crate) fn render_table(request: &TableRequest<'_>) -> Table {
                 break 'batches;
             }
             let number = request.first_row + table.rows_shown as u64 + 1;
-            write_row(&mut row_text, &mut cells, &columns, row, number);
-            if text.len() + row_text.len() > request.max_bytes {
+            let row_start = text.len();
+            write_row(&mut text, &mut cells, &columns, row, number);
+            if text.len() > request.max_bytes {
+                text.truncate(row_start);
                 if table.rows_shown > 0 {
                     break 'batches;
                 }
-                table.shortened_to = shorten_row(
-                    &mut row_text,
-                    &mut cells,
-                    &columns,
-                    row,
-                    number,
-                    &text,
-                    request,
-                );
+                table.shortened_to =
+                    shorten_row(&mut text, &mut cells, &columns, row, number, request);
             }
-            text.push_str(&row_text);
             table.rows_shown += 1;
             if table.shortened_to.is_some() {
                 break 'batches;
@@ -98,15 +91,15 @@ pub(crate) fn render_table(request: &TableRequest<'_>) -> Table {
 /// Re-renders a first row that is wider than the budget with shorter values, halving the
 /// value length until it fits or reaches the minimum; returns the length used.
 fn shorten_row(
-    row_text: &mut String,
+    text: &mut String,
     cells: &mut CellWriter,
     columns: &BatchColumns<'_>,
     row: usize,
     number: u64,
-    table_so_far: &str,
     request: &TableRequest<'_>,
 ) -> Option<usize> {
-    let available = request.max_bytes.saturating_sub(table_so_far.len());
+    let row_start = text.len();
+    let available = request.max_bytes.saturating_sub(row_start);
     // Escapes and multi-byte characters: allow about 2 bytes per character.
     let per_value = available / request.shown_columns.max(1) / 2;
     let mut chars = per_value.clamp(
@@ -115,10 +108,10 @@ fn shorten_row(
     );
     let original = cells.max_chars;
     loop {
+        text.truncate(row_start);
         cells.max_chars = chars;
-        write_row(row_text, cells, columns, row, number);
-        if table_so_far.len() + row_text.len() <= request.max_bytes || chars == MIN_SHORTENED_CHARS
-        {
+        write_row(text, cells, columns, row, number);
+        if text.len() <= request.max_bytes || chars == MIN_SHORTENED_CHARS {
             break;
         }
         chars = (chars / 2).max(MIN_SHORTENED_CHARS);
@@ -160,27 +153,27 @@ impl<'a> BatchColumns<'a> {
     }
 }
 
+/// Appends one row to `out`.
 fn write_row(
-    row_text: &mut String,
+    out: &mut String,
     cells: &mut CellWriter,
     columns: &BatchColumns<'_>,
     row: usize,
     number: u64,
 ) {
-    row_text.clear();
-    row_text.push_str("| ");
-    push_u64(row_text, number);
-    row_text.push_str(" |");
+    out.push_str("| ");
+    push_u64(out, number);
+    out.push_str(" |");
     for column in &columns.columns {
-        row_text.push(' ');
+        out.push(' ');
         match column {
-            Some((array, kind)) => cells.write(row_text, *array, *kind, row),
+            Some((array, kind)) => cells.write(out, *array, *kind, row),
             // A batch with fewer columns than its schema: say so rather than fail.
-            None => row_text.push_str("(missing)"),
+            None => out.push_str("(missing)"),
         }
-        row_text.push_str(" |");
+        out.push_str(" |");
     }
-    row_text.push('\n');
+    out.push('\n');
 }
 
 /// Rows held by `batches`, counted only up to `needed` (reads the lengths of the batches up

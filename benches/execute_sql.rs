@@ -1,0 +1,209 @@
+//! execute_sql end to end (guard + execute + store + render) against the raw duckdb crate on
+//! the same query and the same database file, and a capped scan of 10 million rows against
+//! fetching them all — times side by side in one run, peak memory from child processes.
+//!
+//! `cargo bench --bench execute_sql --features duckdb` (with DUCKDB_LIB_DIR set, see README).
+//! Memory: each scenario runs once in a fresh child process (this binary, re-executed with
+//! NAO_BENCH_SCENARIO set) that reports its peak resident set size (VmHWM in /proc/self/status)
+//! after the work, so the figures do not include criterion's own allocations.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_docs
+)]
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nao::core::arrow::array::RecordBatch;
+use nao::core::{Databases, Settings, ToolCall, ToolContext, ToolRegistry, tools};
+use nao::dialects::demo::{DemoScale, generate};
+use nao::dialects::duckdb::{DuckDbDialect, driver as duckdb, load_batches};
+use serde_json::json;
+
+const AGGREGATE: &str = "SELECT p.category, date_trunc('month', o.ordered_at) AS month, \
+    count(*) AS lines, sum(oi.quantity * oi.unit_price) AS revenue \
+    FROM orders o JOIN order_items oi ON oi.order_id = o.id JOIN products p ON p.id = oi.product_id \
+    GROUP BY 1, 2 ORDER BY 1, 2";
+const SCAN: &str = "SELECT * FROM big";
+const BIG_ROWS: u64 = 10_000_000;
+const CAP: u64 = 10_000;
+
+fn database_file() -> PathBuf {
+    let dir = std::env::temp_dir().join("nao-bench-execute-sql");
+    let path = dir.join(format!("shop-{BIG_ROWS}.duckdb"));
+    if path.exists() {
+        return path;
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    let building = dir.join("building.duckdb");
+    let _ = std::fs::remove_file(&building);
+    let conn = duckdb::Connection::open(&building).unwrap();
+    for table in generate(DemoScale::Full).unwrap() {
+        load_batches(&conn, table.name, &table.batches).unwrap();
+    }
+    conn.execute_batch(&format!(
+        "CREATE TABLE big AS SELECT i AS id, i * 2 AS twice, 'row ' || i AS label, \
+         (i % 1000) / 10.0 AS amount FROM range({BIG_ROWS}) t(i)"
+    ))
+    .unwrap();
+    drop(conn);
+    std::fs::rename(&building, &path).unwrap();
+    path
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn context(path: &Path, max_rows: u64) -> ToolContext {
+    let dialect = DuckDbDialect::open("shop", path).unwrap();
+    let settings = Settings::default()
+        .with_max_rows(max_rows)
+        .with_timeout(Duration::from_secs(600));
+    ToolContext::new(Databases::new().with(Arc::new(dialect))).with_settings(settings)
+}
+
+fn raw_connection(path: &Path) -> duckdb::Connection {
+    let config = duckdb::Config::default()
+        .access_mode(duckdb::AccessMode::ReadOnly)
+        .unwrap();
+    duckdb::Connection::open_with_flags(path, config).unwrap()
+}
+
+fn raw_collect(conn: &duckdb::Connection, sql: &str) -> usize {
+    let mut statement = conn.prepare(sql).unwrap();
+    let batches: Vec<RecordBatch> = statement.query_arrow([]).unwrap().collect();
+    batches.iter().map(RecordBatch::num_rows).sum()
+}
+
+async fn tool(registry: &ToolRegistry, ctx: &ToolContext, sql: &str) -> u64 {
+    let result = registry
+        .call(
+            &ToolCall::new("b", "execute_sql", json!({"sql_query": sql})),
+            ctx,
+        )
+        .await;
+    assert!(!result.is_error, "{}", result.content);
+    black_box(result.content.len());
+    result.row_count.unwrap_or(0)
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// Runs `a` and `b` interleaved `rounds` times and returns their medians.
+fn side_by_side(rounds: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Duration, Duration) {
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let start = Instant::now();
+        a();
+        ta.push(start.elapsed());
+        let start = Instant::now();
+        b();
+        tb.push(start.elapsed());
+    }
+    (median(ta), median(tb))
+}
+
+fn peak_rss_kb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// One scenario in this process, for the memory figures.
+fn scenario(name: &str, path: &Path) {
+    let start = Instant::now();
+    let rows = match name {
+        "capped" => {
+            let ctx = context(path, CAP);
+            let registry = tools::sql_tools();
+            runtime().block_on(tool(&registry, &ctx, SCAN)) as usize
+        }
+        "full" => raw_collect(&raw_connection(path), SCAN),
+        other => panic!("unknown scenario {other}"),
+    };
+    println!(
+        "rows={rows} elapsed_ms={} peak_rss_kb={}",
+        start.elapsed().as_millis(),
+        peak_rss_kb()
+    );
+}
+
+fn child(name: &str, path: &Path) -> String {
+    let exe = std::env::current_exe().unwrap();
+    let output = std::process::Command::new(exe)
+        .env("NAO_BENCH_SCENARIO", name)
+        .env("NAO_BENCH_DB", path)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+fn main() {
+    if let (Ok(name), Ok(db)) = (
+        std::env::var("NAO_BENCH_SCENARIO"),
+        std::env::var("NAO_BENCH_DB"),
+    ) {
+        scenario(&name, Path::new(&db));
+        return;
+    }
+    if std::env::args().any(|a| a == "--list") {
+        return; // nothing for `cargo bench -- --list`
+    }
+    let path = database_file();
+    let rt = runtime();
+    let registry = tools::sql_tools();
+    let raw = raw_connection(&path);
+
+    let ctx = context(&path, 10_000);
+    let (ours, theirs) = side_by_side(
+        15,
+        || {
+            black_box(rt.block_on(tool(&registry, &ctx, AGGREGATE)));
+        },
+        || {
+            black_box(raw_collect(&raw, AGGREGATE));
+        },
+    );
+    println!("\nexecute_sql summary (medians of 15 interleaved rounds)");
+    println!(
+        "  aggregate over the demo shop: execute_sql {ours:>10.2?}   raw duckdb query_arrow {theirs:>10.2?}   ratio {:.3}x",
+        ours.as_secs_f64() / theirs.as_secs_f64()
+    );
+
+    let capped_ctx = context(&path, CAP);
+    let (capped, full) = side_by_side(
+        5,
+        || {
+            black_box(rt.block_on(tool(&registry, &capped_ctx, SCAN)));
+        },
+        || {
+            black_box(raw_collect(&raw, SCAN));
+        },
+    );
+    println!(
+        "  SELECT * over {BIG_ROWS} rows: execute_sql capped at {CAP} {capped:>10.2?}   raw full fetch {full:>10.2?}   ratio {:.4}x",
+        capped.as_secs_f64() / full.as_secs_f64()
+    );
+    println!(
+        "  peak RSS, capped execute_sql (child process): {}",
+        child("capped", &path)
+    );
+    println!(
+        "  peak RSS, raw full fetch (child process):     {}",
+        child("full", &path)
+    );
+}
