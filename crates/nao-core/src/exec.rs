@@ -22,8 +22,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_BATCH_SIZE: usize = 2_048;
 
 /// Limits for one execution. Adapters push them down to the engine where they can (a
-/// server-side statement timeout, stopping the cursor at the cap); [`collect_capped`]
-/// (crate::collect_capped) enforces them on any stream.
+/// server-side statement timeout, stopping the cursor at the cap);
+/// [`collect_capped`](crate::collect_capped) enforces them on any stream.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ExecOptions {
