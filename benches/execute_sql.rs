@@ -13,10 +13,14 @@
     missing_docs
 )]
 
+mod support;
+
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use support::side_by_side;
 
 use nao::core::arrow::array::RecordBatch;
 use nao::core::{Databases, Settings, ToolCall, ToolContext, ToolRegistry, tools};
@@ -93,25 +97,6 @@ async fn tool(registry: &ToolRegistry, ctx: &ToolContext, sql: &str) -> u64 {
     assert!(!result.is_error, "{}", result.content);
     black_box(result.content.len());
     result.row_count.unwrap_or(0)
-}
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
-
-/// Runs `a` and `b` interleaved `rounds` times and returns their medians.
-fn side_by_side(rounds: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Duration, Duration) {
-    let (mut ta, mut tb) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let start = Instant::now();
-        a();
-        ta.push(start.elapsed());
-        let start = Instant::now();
-        b();
-        tb.push(start.elapsed());
-    }
-    (median(ta), median(tb))
 }
 
 fn peak_rss_kb() -> u64 {

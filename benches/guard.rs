@@ -5,8 +5,12 @@
 //! (target ≤ 50 ms) and for a text at the default length limit.
 #![allow(clippy::print_stdout, clippy::unwrap_used, missing_docs)]
 
+mod support;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+use support::side_by_side;
 
 use criterion::{Criterion, criterion_group};
 use nao::guard::{Policy, SqlDialect, check};
@@ -55,25 +59,6 @@ fn corpus_bench(c: &mut Criterion) {
         });
     }
     group.finish();
-}
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
-
-/// Times `a` and `b` interleaved, round by round, so machine noise hits both alike.
-fn side_by_side(rounds: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Duration, Duration) {
-    let (mut ta, mut tb) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let start = Instant::now();
-        a();
-        ta.push(start.elapsed());
-        let start = Instant::now();
-        b();
-        tb.push(start.elapsed());
-    }
-    (median(ta), median(tb))
 }
 
 fn summary() {

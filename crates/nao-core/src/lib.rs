@@ -70,6 +70,7 @@ mod context;
 mod dialect;
 mod error;
 mod exec;
+pub mod provider;
 mod query_result;
 mod registry;
 mod result_store;
@@ -95,6 +96,10 @@ pub use error::{BoxError, DialectError, ToolError};
 pub use exec::{
     BatchStream, DEFAULT_BATCH_SIZE, DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT,
     ExecOptions,
+};
+pub use provider::{
+    Completion, CompletionRequest, CompletionStream, FinishReason, Message, ModelProvider,
+    ProviderError, StreamEvent, ToolChoice, Usage,
 };
 pub use query_result::{QueryId, QueryResult};
 pub use registry::{Approver, ToolCall, ToolRegistry, ToolResult, ToolSpec};

@@ -6,6 +6,10 @@ pub mod conformance;
 pub mod demo;
 #[cfg(feature = "duckdb")]
 pub mod duckdb;
+#[cfg(feature = "mysql")]
+pub mod mysql;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 mod url;

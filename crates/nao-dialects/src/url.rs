@@ -38,7 +38,8 @@ pub enum OpenError {
 }
 
 /// Opens a read-only adapter from a URL, naming it `name` (its `database_id`):
-/// `sqlite:///path/to.db`, `sqlite::memory:`, `duckdb:///path/to.duckdb`, `duckdb::memory:`.
+/// `sqlite:///path/to.db`, `sqlite::memory:`, `duckdb:///path/to.duckdb`, `duckdb::memory:`,
+/// `postgres://user@host:5432/db`, `mysql://user@host:3306/db`.
 pub async fn open(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
     let Some((scheme, rest)) = url.split_once(':') else {
         return Err(OpenError::InvalidUrl {
@@ -49,14 +50,8 @@ pub async fn open(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> 
     match scheme.as_str() {
         "sqlite" => open_sqlite(name, rest).await,
         "duckdb" => open_duckdb(name, rest).await,
-        "postgres" | "postgresql" => Err(OpenError::FeatureDisabled {
-            scheme,
-            feature: "postgres",
-        }),
-        "mysql" | "mariadb" => Err(OpenError::FeatureDisabled {
-            scheme,
-            feature: "mysql",
-        }),
+        "postgres" | "postgresql" => open_postgres(name, url).await,
+        "mysql" | "mariadb" => open_mysql(name, url).await,
         _ => Err(OpenError::UnknownScheme { scheme }),
     }
 }
@@ -102,5 +97,35 @@ async fn open_duckdb(_name: &str, _rest: &str) -> Result<Arc<dyn Dialect>, OpenE
     Err(OpenError::FeatureDisabled {
         scheme: "duckdb".into(),
         feature: "duckdb",
+    })
+}
+
+#[cfg(feature = "postgres")]
+async fn open_postgres(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    crate::postgres::open_url(name, url)
+        .await
+        .map_err(OpenError::from)
+}
+
+#[cfg(not(feature = "postgres"))]
+async fn open_postgres(_name: &str, _url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    Err(OpenError::FeatureDisabled {
+        scheme: "postgres".into(),
+        feature: "postgres",
+    })
+}
+
+#[cfg(feature = "mysql")]
+async fn open_mysql(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    crate::mysql::open_url(name, url)
+        .await
+        .map_err(OpenError::from)
+}
+
+#[cfg(not(feature = "mysql"))]
+async fn open_mysql(_name: &str, _url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    Err(OpenError::FeatureDisabled {
+        scheme: "mysql".into(),
+        feature: "mysql",
     })
 }

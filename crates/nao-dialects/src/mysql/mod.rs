@@ -1,0 +1,1 @@
+//! The MySQL/MariaDB adapter (being written; the `mysql` feature does not build yet).

@@ -1,0 +1,1 @@
+//! The PostgreSQL adapter (being written; the `postgres` feature does not build yet).
