@@ -1,8 +1,8 @@
-#![cfg(feature = "duckdb")]
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 //! The DuckDB adapter against real DuckDB databases: the shared conformance suite on a file and
 //! on a sealed in-memory database, engine-level refusal of writes, exact Arrow types, runtime
 //! errors mid-stream, streaming caps and opening from URLs.
+#![cfg(feature = "duckdb")]
+#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
 use std::path::PathBuf;
 use std::sync::Arc;

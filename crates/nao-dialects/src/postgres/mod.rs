@@ -1,1 +1,154 @@
-//! The PostgreSQL adapter (being written; the `postgres` feature does not build yet).
+//! The PostgreSQL adapter (feature `postgres`), through tokio-postgres: pooled connections,
+//! every statement in a READ ONLY transaction, rows streamed from a portal into Arrow batches.
+//!
+//! ```no_run
+//! use nao_dialects::core::{DialectExt, ExecOptions, guard};
+//! use nao_dialects::postgres::PostgresDialect;
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! // Connect as a least-privilege role (see below), never as the owner of the data.
+//! let db = PostgresDialect::open_url("shop", "postgres://nao_reader@db.internal:5432/shop").await?;
+//! let policy = guard::Policy::default();
+//! let sql = guard::check("SELECT id, total FROM orders", guard::SqlDialect::Postgres, &policy)?;
+//! let result = db.query(&sql, &ExecOptions::default()).await?;
+//! println!("{} rows", result.row_count);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## Opening
+//! [`PostgresDialect::open_url`] (and [`crate::open`]) take `postgres://user[:password]@host
+//! [:port]/db[?options]`, `postgresql://…` or a `key=value` connection string, parsed by
+//! tokio-postgres; [`PostgresDialect::connect`] takes a [`driver::Config`]. One connection is
+//! made at once, so an unreachable server or a refused login is a
+//! [`Connection`](nao_core::DialectError::Connection) error from opening (a URL without
+//! `connect_timeout` gets 10 seconds). The password never appears in `Debug`, `Display` or any
+//! error: `Debug` shows the hosts, ports, database and user, and a malformed URL is reported by
+//! what is wrong with it, not by its text.
+//!
+//! **TLS is not supported yet.** `sslmode=disable` and `sslmode=prefer` (the default) connect
+//! without TLS; `sslmode=require` fails with a `Connection` error instead of connecting in clear
+//! text. Use a trusted network, a Unix socket or a TLS-terminating proxy until then.
+//!
+//! ## Read-only, in layers
+//! The SQL guard only lets reads through ([`ReadOnlySql`](nao_core::guard::ReadOnlySql)); the
+//! adapter and the server refuse writes again, in case the guard misses one:
+//! 1. **A least-privilege role** (recommended, and what the tests connect as): `LOGIN`, `USAGE`
+//!    on the schemas it may read and `SELECT` on their tables, nothing else. This is the layer
+//!    that holds when the others cannot: a READ ONLY transaction still lets a superuser
+//!    `COPY … TO` a server file or program, call `lo_export`, or reach other servers through
+//!    extensions such as dblink.
+//!    ```sql
+//!    CREATE ROLE nao_reader LOGIN PASSWORD '…';
+//!    GRANT USAGE ON SCHEMA sales TO nao_reader;
+//!    GRANT SELECT ON ALL TABLES IN SCHEMA sales TO nao_reader;
+//!    ALTER DEFAULT PRIVILEGES IN SCHEMA sales GRANT SELECT ON TABLES TO nao_reader;
+//!    ```
+//! 2. **A READ ONLY transaction per statement**: `START TRANSACTION ISOLATION LEVEL REPEATABLE
+//!    READ, READ ONLY`, then `SET LOCAL statement_timeout` and a `SELECT 1` that takes the
+//!    snapshot (after which `SET TRANSACTION READ WRITE` is refused), then the statement, then
+//!    always `ROLLBACK`, never `COMMIT`. Settings a statement changes end with the transaction;
+//!    session-level advisory locks are released before a connection is pooled again. Each
+//!    connection also starts with `default_transaction_read_only = on`.
+//! 3. **The extended query protocol**: the statement is prepared on its own, so stacked
+//!    statements (`COMMIT; DROP …`) fail at preparation with a syntax error (SQLSTATE 42601).
+//! 4. **Only statements that return rows run**: a prepared statement without a row
+//!    description (`SET`, `COPY`, `COMMIT`, `DO`, DDL, a write without `RETURNING`) is refused
+//!    with [`Permission`](nao_core::DialectError::Permission) before it executes. This is what
+//!    stops `COPY … TO` a file even on a superuser connection.
+//! 5. **`standard_conforming_strings = on`** on every connection (and in every transaction), so
+//!    the server reads string literals the way the guard's tokenizer does.
+//!
+//! ## Types
+//! Column types come from the prepared statement, so an empty result keeps its schema. Values
+//! arrive in PostgreSQL's binary format and are decoded by the adapter:
+//!
+//! | PostgreSQL | Arrow |
+//! |---|---|
+//! | `int2`, `int4`, `int8` | Int16, Int32, Int64 |
+//! | `oid` | UInt32 |
+//! | `float4`, `float8` | Float32, Float64 (NaN, ±Infinity and −0 kept) |
+//! | `numeric(p, s)`, p ≤ 38 | Decimal128(p, s) |
+//! | `numeric(p, s)`, 38 < p ≤ 76 | Decimal256(p, s) |
+//! | `numeric` without precision (sums, averages, casts), or p > 76, or s > p | Utf8: the exact decimal text PostgreSQL prints (`1050.50`, `0.33333333333333333333`, `NaN`, `Infinity`), metadata `nao.postgres.type = numeric` |
+//! | `text`, `varchar`, `char(n)` (padded), `name`, `citext`, enums, `unknown`, `void` | Utf8 |
+//! | `bool` | Boolean |
+//! | `bytea` | Binary |
+//! | `date` | Date32 |
+//! | `time` | Time64(µs) |
+//! | `timestamp` | Timestamp(µs, none) |
+//! | `timestamptz` | Timestamp(µs, "UTC") |
+//! | `interval` | Interval(MonthDayNano) |
+//! | `uuid` | Utf8, canonical lowercase `8-4-4-4-12` |
+//! | `json`, `jsonb` | Utf8 (the JSON text), extension metadata `arrow.json` |
+//! | one-dimensional arrays of the above | List of the element type |
+//! | domains | their base type |
+//! | anything else (`inet`, ranges, geometric types, `money`, `timetz`, composites, …) | Utf8: the server casts the column to text, metadata `nao.postgres.type` and `nao.note` |
+//!
+//! Unconstrained `numeric` is text because no Arrow decimal holds every value exactly (an
+//! average has 16 or more fraction digits; a fixed scale would round or fail), and text keeps
+//! every digit and NaN/±Infinity. For a number column, cast in SQL: `sum(x)::numeric(18, 2)`.
+//!
+//! Types without a mapping are read by re-preparing the statement as
+//! `SELECT q."c0" AS "a", q."c1"::text AS "b" FROM (<statement>) AS q("c0", "c1")` (names
+//! and positions kept). A statement that cannot be wrapped (it is not a query) fails with
+//! [`Unsupported`](nao_core::DialectError::Unsupported), suggesting `::text`.
+//!
+//! Values no Arrow type holds are refused, never altered: infinite dates and timestamps,
+//! timestamps past Arrow's range (after year 294247), NaN in a `numeric(p, s)` column, a value
+//! with more fraction digits than its column's scale, intervals whose time part exceeds
+//! Arrow's nanosecond range, multi-dimensional arrays. The error names the column and row and
+//! says to cast.
+//!
+//! ## Streaming, caps, cancellation
+//! Each statement takes a pooled connection (up to four idle ones are kept; broken ones are
+//! dropped) and runs in a task of its own. The statement is bound to a portal and its rows
+//! are fetched `batch_size` at a time (fewer when rows are wide, so a batch stays near a
+//! quarter of `max_bytes`); each chunk becomes one Arrow batch sent through a channel of
+//! capacity 1, so a slow reader pauses the server between chunks. [`execute`] returns once
+//! the first batch (or the end, or an error) is known. Reading stops after `max_rows + 1`
+//! rows: the portal is suspended there, so nothing keeps running on the server, and the
+//! ROLLBACK closes it.
+//!
+//! The time limit is enforced twice: by the server (`statement_timeout`, per round trip), and
+//! by the adapter for the whole statement. When the caller's cancellation token fires, the
+//! deadline passes, or the stream is dropped while the server is working, the adapter sends a
+//! real cancel request (tokio-postgres' cancel token: a separate connection with the backend's
+//! key), waits for the server to stop, and drops that connection instead of pooling it (a late
+//! cancel request must not hit a later statement). The errors are
+//! [`Timeout`](nao_core::DialectError::Timeout) and
+//! [`Cancelled`](nao_core::DialectError::Cancelled).
+//!
+//! ## Errors
+//! PostgreSQL's message (with its detail and hint) is kept and its SQLSTATE is the `code`:
+//! `42P01`, `42703`, `42883`, `42704`, `3F000`, `42P02` are unknown objects; `42501` and
+//! `25006` are permission errors; other `42xxx` are syntax errors; `57014` is a timeout or a
+//! cancellation (whichever the adapter sent, or the server's statement timeout); `08xxx`,
+//! `28xxx`, `3D000` and server shutdowns are connection errors; the rest are engine errors.
+//!
+//! ## Catalogue
+//! [`list_tables`] and [`describe_table`] read `pg_catalog`: tables, partitioned tables, views,
+//! materialized views and foreign tables outside the system schemas that the role may read
+//! (schema `USAGE` and `SELECT` on some column), with comments (`obj_description`,
+//! `col_description`), declared types (`format_type`), nullability and the planner's row
+//! estimate. The schema filter is applied by the server, case-insensitively. A table named
+//! without a schema resolves through the search path first, then `public`.
+//!
+//! [`execute`]: nao_core::Dialect::execute
+//! [`list_tables`]: nao_core::Dialect::list_tables
+//! [`describe_table`]: nao_core::Dialect::describe_table
+
+mod catalog;
+mod convert;
+mod dialect;
+mod errors;
+mod numeric;
+mod pool;
+mod stream;
+mod types;
+
+pub use dialect::{PostgresDialect, open_url};
+
+/// The tokio-postgres crate this adapter is built on, so hosts can build a
+/// [`Config`](driver::Config) for [`PostgresDialect::connect`].
+pub use ::tokio_postgres as driver;

@@ -1,0 +1,210 @@
+//! Connecting: URL parsing (`mysql://` and `mariadb://`), detecting the server's flavour, and
+//! the session settings every pooled connection gets.
+
+use std::time::Duration;
+
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Opts, OptsBuilder, Pool};
+use nao_core::DialectError;
+
+use super::errors;
+
+/// The `sql_mode` every session runs with: no `ANSI_QUOTES` (double quotes delimit strings,
+/// backticks identifiers) and no `NO_BACKSLASH_ESCAPES` (a backslash escapes inside strings).
+/// The SQL guard's MySQL tokenizer reads text that way; a server reading it differently could
+/// see a statement the guard never saw. The other modes are the usual strict defaults.
+pub(super) const SQL_MODE: &str =
+    "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION";
+
+/// The largest recursion setting both servers accept: recursive CTEs are bounded by the
+/// statement time limit instead (MariaDB otherwise cuts them silently at 1000 iterations, and
+/// MySQL fails them).
+const MAX_RECURSION: u64 = 4_294_967_295;
+
+/// How long opening may take to reach the server and run the session setup.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Which server the adapter talks to: they differ in how a statement's time is limited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Flavour {
+    /// MySQL, and servers that speak its protocol without claiming to be MariaDB (Percona,
+    /// TiDB, …): `max_execution_time` in milliseconds.
+    MySql,
+    /// MariaDB: `max_statement_time` in seconds.
+    MariaDb,
+}
+
+impl Flavour {
+    /// The flavour a `SELECT VERSION()` string names.
+    pub fn from_version(version: &str) -> Self {
+        if version.to_ascii_lowercase().contains("mariadb") {
+            Flavour::MariaDb
+        } else {
+            Flavour::MySql
+        }
+    }
+
+    /// The session setting that lets recursive CTEs run until the time limit.
+    fn recursion_setting(self) -> String {
+        match self {
+            Flavour::MySql => format!("SET SESSION cte_max_recursion_depth = {MAX_RECURSION}"),
+            Flavour::MariaDb => format!("SET SESSION max_recursive_iterations = {MAX_RECURSION}"),
+        }
+    }
+
+    /// The statements run before each statement of the model: the session's `sql_mode` again
+    /// (in case a statement changed it), the statement time limit, and a read-only
+    /// transaction.
+    pub(super) fn begin(self, limit: Duration) -> String {
+        // 0 means "no limit" to both servers: at least one millisecond.
+        let millis = limit.as_millis().clamp(1, u128::from(u32::MAX));
+        let time_limit = match self {
+            Flavour::MySql => format!("SESSION max_execution_time = {millis}"),
+            Flavour::MariaDb => format!(
+                "SESSION max_statement_time = {}.{:03}",
+                millis / 1000,
+                millis % 1000
+            ),
+        };
+        format!("SET SESSION sql_mode = '{SQL_MODE}', {time_limit}; START TRANSACTION READ ONLY")
+    }
+}
+
+/// The session setup of every pooled connection (run when it is made and after each reset).
+fn session_setup(flavour: Flavour) -> Vec<String> {
+    vec![
+        "SET NAMES utf8mb4".to_owned(),
+        format!("SET SESSION sql_mode = '{SQL_MODE}', SESSION time_zone = '+00:00'"),
+        "SET SESSION TRANSACTION READ ONLY".to_owned(),
+        flavour.recursion_setting(),
+    ]
+}
+
+/// Parses a `mysql://` or `mariadb://` URL with mysql_async (which knows `mysql://`). Errors
+/// never repeat the URL, which may hold a password.
+pub(super) fn parse_url(database: &str, url: &str) -> Result<Opts, DialectError> {
+    let normalised = match url.split_once("://") {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("mariadb") => {
+            format!("mysql://{rest}")
+        }
+        _ => url.to_owned(),
+    };
+    Opts::from_url(&normalised).map_err(|e| DialectError::Connection {
+        database: database.to_owned(),
+        message: format!("invalid MySQL URL: {e}"),
+        source: None,
+    })
+}
+
+/// `user@host:port/db`, for messages: never the password.
+pub(super) fn describe(opts: &Opts) -> String {
+    format!(
+        "{}@{}:{}/{}",
+        opts.user().unwrap_or(""),
+        opts.ip_or_hostname(),
+        opts.tcp_port(),
+        opts.db_name().unwrap_or("")
+    )
+}
+
+/// What opening learnt about the server.
+pub(super) struct Opened {
+    pub(super) pool: Pool,
+    pub(super) flavour: Flavour,
+    pub(super) version: String,
+}
+
+/// Connects once to learn the flavour, then builds the pool whose connections all run the
+/// session setup.
+pub(super) async fn connect(database: &str, opts: Opts) -> Result<Opened, DialectError> {
+    let target = describe(&opts);
+    let fail = |e: mysql_async::Error| {
+        let mapped = errors::from_mysql(database, e, CONNECT_TIMEOUT, None);
+        match mapped {
+            DialectError::Connection {
+                database,
+                message,
+                source,
+            } => DialectError::Connection {
+                database,
+                message: format!("could not connect to {target}: {message}"),
+                source,
+            },
+            other => other,
+        }
+    };
+    let probe = async {
+        let mut conn = Conn::new(opts.clone()).await.map_err(&fail)?;
+        let version: Option<String> = conn.query_first("SELECT VERSION()").await.map_err(&fail)?;
+        let _ = conn.disconnect().await;
+        Ok::<_, DialectError>(version.unwrap_or_default())
+    };
+    let version = tokio::time::timeout(CONNECT_TIMEOUT, probe)
+        .await
+        .map_err(|_| DialectError::Connection {
+            database: database.to_owned(),
+            message: format!("could not connect to {target} within {CONNECT_TIMEOUT:?}"),
+            source: None,
+        })??;
+    let flavour = Flavour::from_version(&version);
+    let opts = OptsBuilder::from_opts(opts).setup(session_setup(flavour));
+    let pool = Pool::new(opts);
+    // The first pooled connection proves the session setup works for this user and server.
+    let first = tokio::time::timeout(CONNECT_TIMEOUT, pool.get_conn())
+        .await
+        .map_err(|_| DialectError::Connection {
+            database: database.to_owned(),
+            message: format!("could not set up a session on {target} within {CONNECT_TIMEOUT:?}"),
+            source: None,
+        })?
+        .map_err(&fail)?;
+    drop(first);
+    Ok(Opened {
+        pool,
+        flavour,
+        version,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mariadb_urls_parse_like_mysql_urls() {
+        let opts = parse_url("db", "mariadb://u:secret@db.example:3307/shop")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(opts.tcp_port(), 3307);
+        assert_eq!(describe(&opts), "u@db.example:3307/shop");
+        let bad = parse_url("db", "mysql://u:secret@h/db?no_such_param=1");
+        let message = bad.map(|_| ()).unwrap_err().to_string();
+        assert!(!message.contains("secret"), "{message}");
+    }
+
+    #[test]
+    fn each_flavour_limits_time_its_own_way() {
+        assert_eq!(
+            Flavour::from_version("10.11.19-MariaDB-0+deb12u1"),
+            Flavour::MariaDb
+        );
+        assert_eq!(Flavour::from_version("8.4.3"), Flavour::MySql);
+        let limit = Duration::from_millis(1500);
+        assert!(
+            Flavour::MariaDb
+                .begin(limit)
+                .contains("max_statement_time = 1.500")
+        );
+        assert!(
+            Flavour::MySql
+                .begin(limit)
+                .contains("max_execution_time = 1500")
+        );
+        assert!(
+            Flavour::MySql
+                .begin(Duration::ZERO)
+                .contains("max_execution_time = 1;")
+        );
+        assert!(!SQL_MODE.contains("ANSI_QUOTES") && !SQL_MODE.contains("NO_BACKSLASH_ESCAPES"));
+    }
+}

@@ -1,0 +1,170 @@
+//! [`PostgresDialect`]: the adapter, its constructors and its [`Dialect`] implementation.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use nao_core::guard::{ReadOnlySql, SqlDialect};
+use nao_core::{
+    BatchStream, DEFAULT_TIMEOUT, Dialect, DialectError, ExecOptions, TableFilter, TableInfo,
+    TableRef, TableSchema,
+};
+use tokio_postgres::config::Host;
+use tokio_postgres::{Client, Config, Transaction};
+
+use super::pool::Pool;
+use super::{catalog, errors, stream};
+
+/// A PostgreSQL database (or a wire-compatible engine), read through a pool of connections
+/// as one role. See the [module docs](super) for the read-only layers, types, streaming and
+/// cancellation.
+///
+/// `Debug` shows the name, hosts, ports, database and user, never the password.
+pub struct PostgresDialect {
+    name: Arc<str>,
+    pool: Arc<Pool>,
+}
+
+impl PostgresDialect {
+    /// Connects to the server `config` describes (one connection, to fail early when the
+    /// server is unreachable or refuses the role) and keeps it in the pool.
+    ///
+    /// # Errors
+    /// [`DialectError::Connection`] when the configuration asks for TLS (not supported yet),
+    /// the server cannot be reached, or it refuses the login. The message never contains the
+    /// password.
+    pub async fn connect(name: impl Into<String>, config: Config) -> Result<Self, DialectError> {
+        let name: String = name.into();
+        let pool = Pool::new(&name, config)?;
+        let first = pool.connect().await?;
+        pool.put(first);
+        Ok(PostgresDialect {
+            name: name.into(),
+            pool: Arc::new(pool),
+        })
+    }
+
+    /// Parses a `postgres://` or `postgresql://` URL (or a `key=value` connection string) and
+    /// [`connect`](Self::connect)s.
+    ///
+    /// # Errors
+    /// [`DialectError::Connection`] when the URL is malformed (the message names the problem,
+    /// not the URL, which may hold a password), and as [`connect`](Self::connect).
+    pub async fn open_url(name: impl Into<String>, url: &str) -> Result<Self, DialectError> {
+        let name: String = name.into();
+        let config = Config::from_str(url).map_err(|e| DialectError::Connection {
+            database: name.clone(),
+            message: format!("invalid PostgreSQL URL: {e}"),
+            source: None,
+        })?;
+        PostgresDialect::connect(name, config).await
+    }
+
+    /// Opens a READ ONLY transaction for a catalogue read, with the default time limit.
+    async fn begin_catalog<'c>(
+        &self,
+        client: &'c mut Client,
+    ) -> Result<Transaction<'c>, DialectError> {
+        let txn = client
+            .build_transaction()
+            .read_only(true)
+            .start()
+            .await
+            .map_err(|e| self.catalog_error(e))?;
+        let limit = DEFAULT_TIMEOUT.as_millis();
+        txn.batch_execute(&format!("SET LOCAL statement_timeout = {limit}"))
+            .await
+            .map_err(|e| self.catalog_error(e))?;
+        Ok(txn)
+    }
+
+    fn catalog_error(&self, error: tokio_postgres::Error) -> DialectError {
+        errors::from_postgres(&self.name, error, None, DEFAULT_TIMEOUT)
+    }
+}
+
+impl fmt::Debug for PostgresDialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let config = self.pool.config();
+        let hosts: Vec<String> = config
+            .get_hosts()
+            .iter()
+            .map(|h| match h {
+                Host::Tcp(name) => name.clone(),
+                #[cfg(unix)]
+                Host::Unix(path) => path.display().to_string(),
+            })
+            .collect();
+        f.debug_struct("PostgresDialect")
+            .field("name", &self.name)
+            .field("hosts", &hosts)
+            .field("ports", &config.get_ports())
+            .field("dbname", &config.get_dbname())
+            .field("user", &config.get_user())
+            .field("idle_connections", &self.pool.idle_count())
+            .finish_non_exhaustive()
+    }
+}
+
+#[async_trait]
+impl Dialect for PostgresDialect {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn sql_dialect(&self) -> SqlDialect {
+        SqlDialect::Postgres
+    }
+
+    async fn execute(
+        &self,
+        sql: &ReadOnlySql,
+        options: &ExecOptions,
+    ) -> Result<BatchStream, DialectError> {
+        stream::execute(
+            Arc::clone(&self.pool),
+            Arc::clone(&self.name),
+            sql.sql().to_owned(),
+            options,
+        )
+        .await
+    }
+
+    async fn list_tables(&self, filter: &TableFilter) -> Result<Vec<TableInfo>, DialectError> {
+        let mut client = self.pool.get().await?;
+        let tables = {
+            let txn = self.begin_catalog(&mut client).await?;
+            let tables = catalog::list_tables(&txn, filter)
+                .await
+                .map_err(|e| self.catalog_error(e))?;
+            txn.rollback().await.map_err(|e| self.catalog_error(e))?;
+            tables
+        };
+        self.pool.put(client);
+        Ok(tables)
+    }
+
+    async fn describe_table(&self, table: &TableRef) -> Result<TableSchema, DialectError> {
+        let mut client = self.pool.get().await?;
+        let described = {
+            let txn = self.begin_catalog(&mut client).await?;
+            let described = catalog::describe_table(&self.name, &txn, table)
+                .await
+                .map_err(|e| self.catalog_error(e))?;
+            txn.rollback().await.map_err(|e| self.catalog_error(e))?;
+            described
+        };
+        self.pool.put(client);
+        described
+    }
+}
+
+/// Opens the adapter for a `postgres://` or `postgresql://` URL (used by
+/// [`crate::open`]).
+///
+/// # Errors
+/// As [`PostgresDialect::open_url`].
+pub async fn open_url(name: &str, url: &str) -> Result<Arc<dyn Dialect>, DialectError> {
+    Ok(Arc::new(PostgresDialect::open_url(name, url).await?))
+}

@@ -1,0 +1,113 @@
+//! tokio-postgres errors as [`DialectError`] kinds, keeping PostgreSQL's message and SQLSTATE.
+
+use std::time::Duration;
+
+use nao_core::DialectError;
+
+/// Why the adapter stopped a statement, so a "query canceled" error can say which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StopReason {
+    /// The caller's cancellation token fired.
+    Cancelled,
+    /// The time limit passed.
+    Timeout(Duration),
+}
+
+/// The error for a statement stopped for `reason`.
+pub(super) fn stopped(database: &str, reason: StopReason) -> DialectError {
+    match reason {
+        StopReason::Cancelled => DialectError::Cancelled {
+            database: database.to_owned(),
+        },
+        StopReason::Timeout(limit) => DialectError::Timeout {
+            database: database.to_owned(),
+            limit,
+        },
+    }
+}
+
+/// Maps an error of a statement to its kind. `stop` is why the adapter cancelled the
+/// statement, if it did; `limit` is the statement's time limit (for `statement_timeout`).
+pub(super) fn from_postgres(
+    database: &str,
+    error: tokio_postgres::Error,
+    stop: Option<StopReason>,
+    limit: Duration,
+) -> DialectError {
+    let db = database.to_owned();
+    let Some(db_error) = error.as_db_error() else {
+        if let Some(reason) = stop {
+            return stopped(database, reason);
+        }
+        // No server error: the connection broke, or the driver met something it could not
+        // handle (a COPY stream, say).
+        let message = error.to_string();
+        let lost = error.is_closed()
+            || std::error::Error::source(&error)
+                .is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some());
+        return if lost {
+            DialectError::Connection {
+                database: db,
+                message,
+                source: Some(Box::new(error)),
+            }
+        } else {
+            DialectError::Engine {
+                database: db,
+                message,
+                code: None,
+                source: Some(Box::new(error)),
+            }
+        };
+    };
+    let code = db_error.code().code().to_owned();
+    let mut message = db_error.message().to_owned();
+    if let Some(detail) = db_error.detail() {
+        message.push_str(&format!(" (detail: {detail})"));
+    }
+    if let Some(hint) = db_error.hint() {
+        message.push_str(&format!(" (hint: {hint})"));
+    }
+    let class = code.get(..2).unwrap_or("");
+    match code.as_str() {
+        "57014" => {
+            let reason = stop.unwrap_or(if message.contains("statement timeout") {
+                StopReason::Timeout(limit)
+            } else {
+                StopReason::Cancelled
+            });
+            stopped(database, reason)
+        }
+        "42P01" | "42703" | "42883" | "42704" | "3F000" | "42P02" => DialectError::UnknownObject {
+            database: db,
+            message,
+            code: Some(code),
+        },
+        "42501" | "25006" => DialectError::Permission {
+            database: db,
+            message,
+            code: Some(code),
+        },
+        _ if class == "42" => DialectError::Syntax {
+            database: db,
+            message,
+            code: Some(code),
+        },
+        // Connection exceptions, authorization failures, unknown databases, server shutdown.
+        _ if matches!(class, "08" | "28" | "3D")
+            || matches!(code.as_str(), "57P01" | "57P02" | "57P03") =>
+        {
+            DialectError::Connection {
+                database: db,
+                message: format!("{message} (SQLSTATE {code})"),
+                source: Some(Box::new(error)),
+            }
+        }
+        _ => DialectError::Engine {
+            database: db,
+            message,
+            code: Some(code),
+            source: Some(Box::new(error)),
+        },
+    }
+}

@@ -1,0 +1,116 @@
+//! A small pool of connections: idle clients are kept (up to [`MAX_IDLE`]), new ones are
+//! opened on demand, broken ones and ones in an unknown state are dropped.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use nao_core::DialectError;
+use tokio_postgres::config::SslMode;
+use tokio_postgres::{Client, Config, NoTls};
+
+use super::errors;
+
+/// Idle connections kept for reuse.
+pub(super) const MAX_IDLE: usize = 4;
+/// The connect timeout when the URL sets none, so an unreachable host fails in bounded time.
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Settings every connection gets when it opens. `standard_conforming_strings` makes the
+/// server read string literals the way the SQL guard's tokenizer does (backslashes are not
+/// escapes); `default_transaction_read_only` is one more layer under the explicit READ ONLY
+/// transaction; timestamps and text casts are rendered in UTC.
+const SESSION_SETUP: &str = "SET standard_conforming_strings = on; \
+     SET default_transaction_read_only = on; \
+     SET TimeZone = 'UTC'";
+
+/// Connections to one server, as one role.
+pub(super) struct Pool {
+    database: String,
+    config: Config,
+    idle: Mutex<Vec<Client>>,
+}
+
+impl Pool {
+    /// A pool for `config`. Refuses configurations that ask for TLS, which the adapter does not
+    /// support yet, rather than connecting in clear text.
+    pub(super) fn new(database: &str, mut config: Config) -> Result<Self, DialectError> {
+        match config.get_ssl_mode() {
+            SslMode::Disable | SslMode::Prefer => {}
+            _ => {
+                return Err(DialectError::Connection {
+                    database: database.to_owned(),
+                    message: "TLS is not supported yet by the PostgreSQL adapter, and this \
+                              connection requires it (sslmode=require); connect over a trusted \
+                              network or a local socket with sslmode=disable"
+                        .to_owned(),
+                    source: None,
+                });
+            }
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(DEFAULT_CONNECT_TIMEOUT);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("nao");
+        }
+        Ok(Pool {
+            database: database.to_owned(),
+            config,
+            idle: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The connection settings (the password stays inside; callers print only what they pick).
+    pub(super) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// How many connections are idle now.
+    pub(super) fn idle_count(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Client>> {
+        self.idle
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// An idle connection that is still open, or a new one.
+    pub(super) async fn get(&self) -> Result<Client, DialectError> {
+        loop {
+            let Some(client) = self.lock().pop() else {
+                break;
+            };
+            if !client.is_closed() {
+                return Ok(client);
+            }
+        }
+        self.connect().await
+    }
+
+    /// Returns a connection in a known, clean state (no transaction open, nothing running).
+    pub(super) fn put(&self, client: Client) {
+        if client.is_closed() {
+            return;
+        }
+        let mut idle = self.lock();
+        if idle.len() < MAX_IDLE {
+            idle.push(client);
+        }
+    }
+
+    /// Opens a connection and applies [`SESSION_SETUP`].
+    pub(super) async fn connect(&self) -> Result<Client, DialectError> {
+        let fail = |e| errors::from_postgres(&self.database, e, None, Duration::ZERO);
+        let (client, connection) = self.config.connect(NoTls).await.map_err(fail)?;
+        let database = self.database.clone();
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(database, error = %e, "a PostgreSQL connection ended with an error");
+            }
+        });
+        client.batch_execute(SESSION_SETUP).await.map_err(fail)?;
+        Ok(client)
+    }
+}
