@@ -51,6 +51,14 @@
 //! - Share one [`ToolContext`] (and so one [`ResultStore`]) across a conversation, so the
 //!   model can page any result it was given a query id for.
 //!
+//! ## Agent
+//! The [`agent`] module ties a [`ModelProvider`] to the tools and databases: an [`Agent`]
+//! builds a system prompt from the schema (under a token budget) and the dialect's hints, runs
+//! the model's tool calls, feeds errors back so the model can fix its SQL, and streams
+//! [`AgentEvent`]s until an answer, a clarification or a limit. A [`Conversation`] serializes
+//! and resumes; [`agent::ScriptedProvider`] replays scripted turns for tests and offline demos.
+//! The module docs hold a runnable example.
+//!
 //! ## Untrusted input
 //! Model arguments are validated against the tool's schema (types, required fields, unknown
 //! fields, ranges) before the tool runs; SQL goes through `nao_guard::check`; results are
@@ -62,6 +70,7 @@
 //! renderer formats only the rows it shows.
 #![forbid(unsafe_code)]
 
+pub mod agent;
 mod arguments;
 mod audit;
 mod catalog;
@@ -87,6 +96,9 @@ pub mod arrow {
 pub use nao_guard as guard;
 pub use nao_render as render;
 
+pub use agent::{
+    Agent, AgentBuilder, AgentEvent, AgentOutcome, AgentSettings, Conversation, StopReason,
+};
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
 pub use catalog::{ColumnInfo, TableFilter, TableInfo, TableKind, TableRef, TableSchema};
 pub use collect::{CollectedBatches, collect_capped};

@@ -1,12 +1,17 @@
-//! The built-in tools: execute_sql, read_query_result, list_tables, describe_table.
+//! The built-in tools: execute_sql, read_query_result, list_tables, describe_table, and the
+//! turn-ending clarification and suggest_follow_ups.
 
+mod clarification;
 mod describe_table;
 mod execute_sql;
+mod follow_ups;
 mod list_tables;
 mod read_query_result;
 
+pub use clarification::{Clarification, ClarificationArgs, ClarificationOutput};
 pub use describe_table::{DescribeTable, DescribeTableArgs, DescribeTableOutput};
 pub use execute_sql::{ExecuteSql, ExecuteSqlArgs, ExecuteSqlOutput};
+pub use follow_ups::{SuggestFollowUps, SuggestFollowUpsArgs, SuggestFollowUpsOutput};
 pub use list_tables::{ListTables, ListTablesArgs, ListTablesOutput, ListedTable};
 pub use read_query_result::{ReadQueryResult, ReadQueryResultArgs, ReadQueryResultOutput};
 
@@ -23,6 +28,12 @@ pub fn sql_tools() -> ToolRegistry {
         .with(ReadQueryResult)
         .with(ListTables)
         .with(DescribeTable)
+}
+
+/// The SQL tools plus the turn-ending clarification and suggest_follow_ups: what an
+/// [`Agent`](crate::agent::Agent) uses unless the host gives it another registry.
+pub fn default_tools() -> ToolRegistry {
+    sql_tools().with(Clarification).with(SuggestFollowUps)
 }
 
 /// A column's name and Arrow type, for structured tool output.

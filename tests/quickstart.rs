@@ -1,0 +1,86 @@
+//! The quickstart scenario end to end: the scripted model explores the demo shop, its first
+//! query fails on a wrong column, the fixed query runs, and the answer quotes its numbers.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../examples/quickstart.rs"]
+#[allow(dead_code)]
+mod quickstart;
+
+use std::sync::Arc;
+
+use nao::core::agent::{AgentEvent, Conversation, StopReason};
+use nao::core::{Message, ToolCall};
+use nao::dialects::demo::DemoScale;
+use quickstart::{FIXED_SQL, QUESTION, WRONG_SQL, build_agent, last_result_rows, scripted_model};
+
+#[tokio::test]
+async fn the_quickstart_corrects_its_sql_and_answers_with_real_numbers() {
+    let model = Arc::new(scripted_model());
+    let agent = build_agent(model.clone(), DemoScale::Small).unwrap();
+    let mut conversation = Conversation::new();
+    let outcome = agent.ask(&mut conversation, QUESTION).await;
+
+    assert_eq!(outcome.stop, StopReason::FollowUps, "{:#?}", outcome.events);
+    assert_eq!(model.remaining(), 0);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 5);
+
+    // The wrong column is reported by the database and shown to the model.
+    let failed: Vec<_> = outcome
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished {
+                is_error: true,
+                error_kind,
+                ..
+            } => error_kind.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert!(failed[0].starts_with("database_"), "{failed:?}");
+    let error = requests[3]
+        .messages
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            Message::Tool {
+                content,
+                is_error: true,
+                ..
+            } => Some(content.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(error.contains("price"), "{error}");
+
+    // Both queries were sent as written.
+    let sql: Vec<String> = conversation
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Assistant { tool_calls, .. } => Some(tool_calls.clone()),
+            _ => None,
+        })
+        .flatten()
+        .filter(|c: &ToolCall| c.name == "execute_sql")
+        .map(|c| c.arguments["sql_query"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(sql, [WRONG_SQL, FIXED_SQL]);
+
+    // The answer quotes the top categories of the result the model was shown.
+    let rows = last_result_rows(&requests[4]);
+    assert!(rows.len() >= 2, "{rows:?}");
+    let answer = outcome.answer.clone().unwrap();
+    for row in rows.iter().take(3) {
+        let line = format!("**{}**: {} from {} orders", row[0], row[1], row[2]);
+        assert!(answer.contains(&line), "{line:?} not in:\n{answer}");
+    }
+    let revenues: Vec<f64> = rows.iter().map(|r| r[1].parse().unwrap()).collect();
+    assert!(revenues.windows(2).all(|w| w[0] >= w[1]), "{revenues:?}");
+    assert!(revenues[0] > 0.0);
+    assert_eq!(outcome.follow_ups().unwrap().len(), 2);
+    assert_eq!(conversation.query_ids.len(), 1);
+}
