@@ -8,7 +8,7 @@
 mod support;
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::side_by_side;
 

@@ -3,14 +3,14 @@
 use std::time::{Duration, Instant};
 
 /// The median of the samples.
-pub fn median(mut samples: Vec<Duration>) -> Duration {
+pub(crate) fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
 }
 
 /// Times `a` and `b` interleaved, round by round, so machine noise hits both alike, and returns
 /// their medians.
-pub fn side_by_side(
+pub(crate) fn side_by_side(
     rounds: usize,
     mut a: impl FnMut(),
     mut b: impl FnMut(),
