@@ -6,6 +6,10 @@
 //! ```text
 //! cargo run --example quickstart
 //! ```
+//!
+//! With `OPENAI_API_KEY` (or `OPENAI_BASE_URL` for a local OpenAI-compatible server such as
+//! Ollama or vLLM) or `ANTHROPIC_API_KEY` set, a real model answers instead of the script; pick
+//! the model with `NAO_MODEL`.
 #![allow(clippy::print_stdout)]
 
 use std::io::Write as _;
@@ -13,7 +17,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use nao::core::agent::{Agent, AgentEvent, Conversation, ScriptedProvider};
-use nao::core::{Completion, CompletionRequest, Dialect, DialectError, FinishReason, Message};
+use nao::core::{
+    Completion, CompletionRequest, Dialect, DialectError, FinishReason, Message, ModelProvider,
+};
 use nao::core::{ToolCall, Usage};
 use nao::dialects::demo::{DemoScale, generate};
 use serde_json::json;
@@ -138,14 +144,55 @@ pub(crate) fn scripted_model() -> ScriptedProvider {
         })
 }
 
+/// A real model when the environment names one: Anthropic with `ANTHROPIC_API_KEY`, an
+/// OpenAI-compatible server with `OPENAI_API_KEY` or `OPENAI_BASE_URL`; `NAO_MODEL` picks the model.
+fn model_from_env() -> Option<Result<Arc<dyn ModelProvider>, String>> {
+    let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
+    let model = std::env::var("NAO_MODEL")
+        .ok()
+        .filter(|m| !m.trim().is_empty());
+    if set("ANTHROPIC_API_KEY") {
+        let model = model.unwrap_or_else(|| "claude-sonnet-4-5".to_owned());
+        let built = nao::providers::AnthropicBuilder::from_env(model).build();
+        return Some(
+            built
+                .map(|p| Arc::new(p) as Arc<dyn ModelProvider>)
+                .map_err(|e| e.to_string()),
+        );
+    }
+    if set("OPENAI_API_KEY") || set("OPENAI_BASE_URL") {
+        let model = model.unwrap_or_else(|| "gpt-4.1-mini".to_owned());
+        let built = nao::providers::OpenAiCompatibleBuilder::from_env(model).build();
+        return Some(
+            built
+                .map(|p| Arc::new(p) as Arc<dyn ModelProvider>)
+                .map_err(|e| e.to_string()),
+        );
+    }
+    None
+}
+
 /// The agent over the demo shop.
 pub(crate) fn build_agent(
-    model: Arc<ScriptedProvider>,
+    model: Arc<dyn ModelProvider>,
     scale: DemoScale,
 ) -> Result<Agent, DialectError> {
     Ok(Agent::builder(model)
         .database(demo_database(scale)?)
         .build())
+}
+
+/// The Markdown of the last successful execute_sql result in the conversation.
+fn last_successful_result(conversation: &Conversation) -> Option<&str> {
+    conversation.messages.iter().rev().find_map(|m| match m {
+        Message::Tool {
+            name,
+            content,
+            is_error: false,
+            ..
+        } if name == "execute_sql" => Some(content.as_str()),
+        _ => None,
+    })
 }
 
 fn describe(event: &AgentEvent, in_text: &mut bool) -> Option<String> {
@@ -198,7 +245,24 @@ fn describe(event: &AgentEvent, in_text: &mut bool) -> Option<String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let model = Arc::new(scripted_model());
+    let model: Arc<dyn ModelProvider> = match model_from_env() {
+        Some(Ok(real)) => {
+            println!(
+                "Model: {} {} (from the environment)\n",
+                real.name(),
+                real.model()
+            );
+            real
+        }
+        Some(Err(err)) => {
+            eprintln!("could not set up the model from the environment: {err}");
+            return ExitCode::FAILURE;
+        }
+        None => {
+            println!("Model: a scripted stand-in (no API key set; runs offline)\n");
+            Arc::new(scripted_model())
+        }
+    };
     let agent = match build_agent(model, DemoScale::Full) {
         Ok(agent) => agent,
         Err(err) => {
@@ -217,6 +281,12 @@ async fn main() -> ExitCode {
                 println!("{line}");
             }
             events.push(event);
+        }
+    }
+    if let Some(table) = last_successful_result(&conversation) {
+        println!("\nWhat the model was shown for its last query:\n");
+        for line in table.lines() {
+            println!("    {line}");
         }
     }
     let mut usage = Usage::default();

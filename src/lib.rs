@@ -15,6 +15,7 @@
 pub use nao_core as core;
 pub use nao_dialects as dialects;
 pub use nao_guard as guard;
+pub use nao_providers as providers;
 pub use nao_render as render;
 
 /// The README's example, compiled and run as a doc test so the README stays true.
