@@ -1,0 +1,145 @@
+//! execute_sql end to end (guard + execute + Arrow conversion + store + render) against the raw
+//! driver collecting the same 100 000 rows, on the live PostgreSQL and MariaDB/MySQL servers
+//! named by `NAO_TEST_POSTGRES_URL` and `NAO_TEST_MYSQL_URL` (each skipped, with a line saying so,
+//! when its variable is unset). Times side by side in one run, medians of interleaved rounds.
+//!
+//! `cargo bench --bench server_sql --features postgres,mysql`
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_docs
+)]
+
+mod support;
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Duration;
+
+use nao::core::{Databases, Dialect, Settings, ToolCall, ToolContext, tools};
+use nao::dialects::mysql::{MySqlDialect, driver as mysql};
+use nao::dialects::postgres::{PostgresDialect, driver as pg};
+use serde_json::json;
+use support::side_by_side;
+
+const ROWS: u64 = 100_000;
+const ROUNDS: usize = 9;
+
+fn context(database: Arc<dyn Dialect>) -> ToolContext {
+    let settings = Settings::default()
+        .with_max_rows(ROWS)
+        .with_timeout(Duration::from_secs(300));
+    ToolContext::new(Databases::new().with(database)).with_settings(settings)
+}
+
+async fn execute_sql(ctx: &ToolContext, sql: &str) -> u64 {
+    let call = ToolCall::new("bench", "execute_sql", json!({ "sql_query": sql }));
+    let result = tools::sql_tools().call(&call, ctx).await;
+    assert!(!result.is_error, "{}", result.content);
+    black_box(result.content.len());
+    result.row_count.unwrap_or(0)
+}
+
+fn report(server: &str, ours: Duration, raw: Duration) {
+    println!(
+        "  {server:<9} {ROWS} rows: execute_sql {ours:>10.2?}   raw driver {raw:>10.2?}   ratio {:.3}x",
+        ours.as_secs_f64() / raw.as_secs_f64()
+    );
+}
+
+fn postgres(rt: &tokio::runtime::Runtime, url: &str) {
+    let schema = format!("nao_bench_{}", std::process::id());
+    let table = format!("{schema}.rows");
+    let (admin, connection) = rt
+        .block_on(pg::connect(url, pg::NoTls))
+        .expect("postgres admin");
+    rt.spawn(connection);
+    rt.block_on(admin.batch_execute(&format!(
+        "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema};
+         CREATE TABLE {table} AS SELECT i AS id, 'row ' || i AS label, (i % 1000) / 10.0 AS amount,
+           now() - make_interval(secs => i) AS at FROM generate_series(1, {ROWS}) AS g(i);"
+    )))
+    .expect("postgres setup");
+    let sql = format!("SELECT id, label, amount::numeric(12, 2) AS amount, at FROM {table}");
+    let dialect = rt
+        .block_on(PostgresDialect::open_url("pg", url))
+        .expect("postgres adapter");
+    let ctx = context(Arc::new(dialect));
+    let (raw_client, raw_connection) = rt
+        .block_on(pg::connect(url, pg::NoTls))
+        .expect("raw client");
+    rt.spawn(raw_connection);
+    let (ours, raw) = side_by_side(
+        ROUNDS,
+        || assert_eq!(rt.block_on(execute_sql(&ctx, &sql)), ROWS),
+        || {
+            assert_eq!(
+                rt.block_on(raw_client.query(sql.as_str(), &[]))
+                    .unwrap()
+                    .len() as u64,
+                ROWS
+            )
+        },
+    );
+    report("postgres", ours, raw);
+    rt.block_on(admin.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")))
+        .expect("cleanup");
+}
+
+fn mysql(rt: &tokio::runtime::Runtime, url: &str) {
+    use mysql::prelude::Queryable;
+    let database = format!("nao_bench_{}", std::process::id());
+    let pool = mysql::Pool::from_url(url).expect("mysql url");
+    let mut admin = rt.block_on(pool.get_conn()).expect("mysql admin");
+    rt.block_on(admin.query_drop(format!(
+        "DROP DATABASE IF EXISTS {database}; CREATE DATABASE {database};
+         CREATE TABLE {database}.seq (n INT PRIMARY KEY);
+         INSERT INTO {database}.seq SELECT a.n * 1000 + b.n FROM
+           (WITH RECURSIVE s(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM s WHERE n < 999) SELECT n FROM s) a,
+           (WITH RECURSIVE s(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM s WHERE n < 999) SELECT n FROM s) b
+           WHERE a.n * 1000 + b.n < {ROWS};
+         CREATE TABLE {database}.rows AS SELECT n AS id, CONCAT('row ', n) AS label,
+           CAST((n % 1000) / 10 AS DECIMAL(12, 2)) AS amount,
+           TIMESTAMP '2024-01-01 00:00:00' + INTERVAL n SECOND AS at FROM {database}.seq;"
+    )))
+    .expect("mysql setup");
+    let sql = format!("SELECT id, label, amount, at FROM {database}.rows");
+    let dialect = rt
+        .block_on(MySqlDialect::connect("mysql", url))
+        .expect("mysql adapter");
+    let ctx = context(Arc::new(dialect));
+    let mut raw = rt.block_on(pool.get_conn()).expect("raw connection");
+    let (ours, raw_time) = side_by_side(
+        ROUNDS,
+        || assert_eq!(rt.block_on(execute_sql(&ctx, &sql)), ROWS),
+        || {
+            let rows: Vec<mysql::Row> = rt.block_on(raw.exec(sql.as_str(), ())).unwrap();
+            assert_eq!(rows.len() as u64, ROWS);
+        },
+    );
+    report("mysql", ours, raw_time);
+    rt.block_on(admin.query_drop(format!("DROP DATABASE {database}")))
+        .expect("cleanup");
+    drop((raw, admin));
+    let _ = rt.block_on(pool.disconnect());
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    println!("\nexecute_sql vs the raw driver (medians of {ROUNDS} interleaved rounds)");
+    match std::env::var("NAO_TEST_POSTGRES_URL") {
+        Ok(url) => postgres(&rt, &url),
+        Err(_) => println!("  postgres: skipped, NAO_TEST_POSTGRES_URL is not set"),
+    }
+    match std::env::var("NAO_TEST_MYSQL_URL") {
+        Ok(url) => mysql(&rt, &url),
+        Err(_) => println!("  mysql: skipped, NAO_TEST_MYSQL_URL is not set"),
+    }
+}
