@@ -8,15 +8,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use futures_util::StreamExt;
-use nao_core::agent::{
+use nao::core::agent::{
     Agent, AgentEvent, AgentSettings, Conversation, ModelPricing, ScriptedProvider, StopReason,
 };
-use nao_core::{
+use nao::core::{
     Approver, Completion, CompletionRequest, Dialect, FinishReason, Message, ResultStore,
     RiskLevel, Tool, ToolCall, ToolChoice, ToolContext, ToolError, ToolSpec, tools,
 };
-use nao_dialects::demo::{DemoScale, generate};
-use nao_dialects::sqlite::{SqliteDialect, load_batches};
+use nao::dialects::demo::{DemoScale, generate};
+use nao::dialects::sqlite::{SqliteDialect, load_batches};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

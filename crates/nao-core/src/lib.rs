@@ -5,6 +5,8 @@
 //! runs the model's calls, the [`ToolContext`] every call shares (databases, the
 //! [`ResultStore`] of query results by id, settings, artifacts, audit), and the built-in SQL
 //! tools: execute_sql, read_query_result, list_tables and describe_table.
+//! The [`chart`] module validates chart specs against stored results and exports Vega-Lite
+//! (display_chart; SVG rendering is in `nao-charts`).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -74,6 +76,7 @@ pub mod agent;
 mod arguments;
 mod audit;
 mod catalog;
+pub mod chart;
 mod collect;
 mod context;
 mod dialect;
@@ -101,6 +104,7 @@ pub use agent::{
 };
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
 pub use catalog::{ColumnInfo, TableFilter, TableInfo, TableKind, TableRef, TableSchema};
+pub use chart::{AxisType, ChartSpec, ChartSpecError, ChartType};
 pub use collect::{CollectedBatches, collect_capped};
 pub use context::{Artifact, Databases, Settings, ToolContext};
 pub use dialect::{Dialect, DialectExt, quote_table};

@@ -1,8 +1,9 @@
-//! The built-in tools: execute_sql, read_query_result, list_tables, describe_table, and the
-//! turn-ending clarification and suggest_follow_ups.
+//! The built-in tools: execute_sql, read_query_result, list_tables, describe_table,
+//! display_chart, and the turn-ending clarification and suggest_follow_ups.
 
 mod clarification;
 mod describe_table;
+mod display_chart;
 mod execute_sql;
 mod follow_ups;
 mod list_tables;
@@ -10,6 +11,7 @@ mod read_query_result;
 
 pub use clarification::{Clarification, ClarificationArgs, ClarificationOutput};
 pub use describe_table::{DescribeTable, DescribeTableArgs, DescribeTableOutput};
+pub use display_chart::{DisplayChart, DisplayChartArgs, DisplayChartOutput};
 pub use execute_sql::{ExecuteSql, ExecuteSqlArgs, ExecuteSqlOutput};
 pub use follow_ups::{SuggestFollowUps, SuggestFollowUpsArgs, SuggestFollowUpsOutput};
 pub use list_tables::{ListTables, ListTablesArgs, ListTablesOutput, ListedTable};
@@ -30,10 +32,13 @@ pub fn sql_tools() -> ToolRegistry {
         .with(DescribeTable)
 }
 
-/// The SQL tools plus the turn-ending clarification and suggest_follow_ups: what an
+/// The SQL tools plus display_chart and the turn-ending clarification and suggest_follow_ups: what an
 /// [`Agent`](crate::agent::Agent) uses unless the host gives it another registry.
 pub fn default_tools() -> ToolRegistry {
-    sql_tools().with(Clarification).with(SuggestFollowUps)
+    sql_tools()
+        .with(DisplayChart)
+        .with(Clarification)
+        .with(SuggestFollowUps)
 }
 
 /// A column's name and Arrow type, for structured tool output.

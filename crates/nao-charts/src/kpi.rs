@@ -1,0 +1,75 @@
+//! The KPI card: a title, one big number and its label.
+
+use nao_core::chart::{ChartData, format_number};
+
+/// Escapes text for SVG content and attribute values.
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Thousands separators for the integer part.
+fn grouped(n: f64) -> String {
+    let text = format_number(n);
+    let (sign, rest) = text
+        .strip_prefix('-')
+        .map_or(("", text.as_str()), |r| ("-", r));
+    let (int, frac) = rest
+        .split_once('.')
+        .map_or((rest, None), |(i, f)| (i, Some(f)));
+    let mut out = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    match frac {
+        Some(f) => format!("{sign}{out}.{f}"),
+        None => format!("{sign}{out}"),
+    }
+}
+
+pub(crate) fn kpi_svg(title: &str, data: &ChartData, width: u32, height: u32) -> String {
+    let series = data.series.first();
+    let value = series
+        .and_then(|s| s.values.first().copied().flatten())
+        .map_or_else(|| "—".to_owned(), grouped);
+    let label = series.map_or("", |s| s.label.as_str());
+    let color = series.map_or("#4e79a7", |s| s.color.as_str());
+    let cx = width / 2;
+    // Big, but always inside the card: about 0.6 em per character.
+    let chars = u32::try_from(value.chars().count())
+        .unwrap_or(u32::MAX)
+        .max(1);
+    let font_size = (width * 10 / 6 / chars).clamp(16, 72);
+    format!(
+        "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" \
+         xmlns=\"http://www.w3.org/2000/svg\">\n\
+         <rect x=\"0\" y=\"0\" width=\"{width}\" height=\"{height}\" fill=\"#ffffff\"/>\n\
+         <text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" font-family=\"Roboto\" font-size=\"20\" \
+         fill=\"#464646\">{}</text>\n\
+         <text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" font-family=\"Roboto\" font-size=\"{font_size}\" \
+         font-weight=\"bold\" fill=\"{}\">{}</text>\n\
+         <text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" font-family=\"Roboto\" font-size=\"16\" \
+         fill=\"#6e7079\">{}</text>\n</svg>",
+        height / 5,
+        escape(title),
+        height / 2 + 24,
+        escape(color),
+        escape(&value),
+        height * 4 / 5,
+        escape(label),
+    )
+}

@@ -1,0 +1,190 @@
+//! display_chart: a chart over a stored result, validated against its columns and rows, handed
+//! to the host as a typed spec plus Vega-Lite.
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::chart::{AxisType, ChartData, ChartSpec, ChartType, Series, vega_lite_from_data};
+use crate::{Artifact, QueryId, Tool, ToolContext, ToolError};
+
+/// Arguments of display_chart.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DisplayChartArgs {
+    /// The query_id that execute_sql returned; the chart plots that result's rows.
+    #[schemars(length(min = 1))]
+    pub query_id: String,
+    /// The kind of chart.
+    pub chart_type: ChartType,
+    /// The column for the x axis (the slice labels of a pie or donut).
+    #[schemars(length(min = 1))]
+    pub x_axis_key: String,
+    /// What the x column holds: date, number or category.
+    pub x_axis_type: AxisType,
+    /// The numeric columns to plot: one for pie, donut and kpi_card; two or more for stacked
+    /// types.
+    #[schemars(length(min = 1, max = 12))]
+    pub series: Vec<Series>,
+    /// The chart's title: what it shows.
+    #[schemars(length(min = 1, max = 200))]
+    pub title: String,
+}
+
+/// What display_chart returns: the spec and its Vega-Lite rendering (also pushed to the
+/// context as an [`Artifact`] of kind `"chart"`).
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
+pub struct DisplayChartOutput {
+    /// The artifact's id.
+    pub chart_id: String,
+    /// The validated spec.
+    pub spec: ChartSpec,
+    /// The Vega-Lite spec, with the result's rows as data.
+    pub vega_lite: serde_json::Value,
+    /// Rows plotted.
+    pub row_count: u64,
+    #[serde(skip)]
+    markdown: String,
+}
+
+/// The display_chart tool.
+#[derive(Debug, Clone, Default)]
+pub struct DisplayChart;
+
+const DESCRIPTION: &str = "Show the user a chart of a result that execute_sql stored (by its \
+query_id). Pick the columns: x_axis_key for the x axis (or pie slices) with x_axis_type date, \
+number or category, and series for the numeric columns to plot. Chart types: bar, \
+horizontal_bar, stacked_bar, line, area, stacked_area, pie, donut, scatter, kpi_card. pie, donut \
+and kpi_card take exactly one series (kpi_card needs a one-row result); stacked types take two or \
+more (pivot categories into columns with SUM(CASE WHEN …)). Shape the data in SQL first: \
+aggregate, order, and keep pies to at most 12 slices. The data comes from the result; the tool \
+checks the columns and says what to fix.";
+
+#[async_trait]
+impl Tool for DisplayChart {
+    type Args = DisplayChartArgs;
+    type Output = DisplayChartOutput;
+
+    fn name(&self) -> &str {
+        "display_chart"
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    async fn call(
+        &self,
+        args: DisplayChartArgs,
+        ctx: &ToolContext,
+    ) -> Result<DisplayChartOutput, ToolError> {
+        let id = QueryId::from_model(args.query_id.trim());
+        let result = ctx
+            .results()
+            .get(&id)
+            .await
+            .ok_or_else(|| ToolError::UnknownQuery {
+                query_id: args.query_id.clone(),
+            })?;
+        let spec = ChartSpec::new(
+            result.id.as_str(),
+            args.chart_type,
+            args.x_axis_key,
+            args.x_axis_type,
+            args.series,
+            args.title.trim(),
+        );
+        let data = ChartData::extract(&spec, &result).map_err(|e| ToolError::InvalidArguments {
+            tool: self.name().to_owned(),
+            message: e.to_string(),
+        })?;
+        let vega_lite = vega_lite_from_data(&spec, &data);
+        let chart_id = format!("chart_{}", &QueryId::random().as_str()[2..]);
+        ctx.push_artifact(Artifact::new(
+            "chart",
+            chart_id.clone(),
+            serde_json::json!({"spec": spec, "vega_lite": vega_lite}),
+        ));
+        let markdown = summary(&chart_id, &spec, &data);
+        Ok(DisplayChartOutput {
+            chart_id,
+            spec,
+            vega_lite,
+            row_count: data.len() as u64,
+            markdown,
+        })
+    }
+
+    fn render(&self, output: &DisplayChartOutput) -> String {
+        output.markdown.clone()
+    }
+
+    fn row_count(&self, output: &DisplayChartOutput) -> Option<u64> {
+        Some(output.row_count)
+    }
+}
+
+/// What the model is told: the chart is shown, what it plots, and each series' range, so it
+/// can describe the chart without seeing it.
+fn summary(chart_id: &str, spec: &ChartSpec, data: &ChartData) -> String {
+    let one_line = |s: &str| nao_render::escape_cell(s, 120);
+    let mut out = format!(
+        "Chart `{chart_id}` is shown to the user: {} \"{}\" of query `{}`, {} row{}.\n",
+        spec.chart_type.name(),
+        one_line(&spec.title),
+        spec.query_id,
+        data.len(),
+        if data.len() == 1 { "" } else { "s" }
+    );
+    if spec.chart_type != ChartType::KpiCard {
+        let first = data
+            .x
+            .first()
+            .map(|x| one_line(&x.label()))
+            .unwrap_or_default();
+        let last = data
+            .x
+            .last()
+            .map(|x| one_line(&x.label()))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "- x: `{}` ({}), from {first} to {last}\n",
+            one_line(&spec.x_axis_key),
+            spec.x_axis_type.name()
+        ));
+    }
+    for series in &data.series {
+        let values: Vec<f64> = series.values.iter().flatten().copied().collect();
+        let nulls = series.values.len() - values.len();
+        let label = one_line(&series.label);
+        let key = one_line(&series.data_key);
+        if spec.chart_type == ChartType::KpiCard {
+            let value = values
+                .first()
+                .map_or("NULL".to_owned(), |v| crate::chart::format_number(*v));
+            out.push_str(&format!("- {label} (`{key}`): {value}\n"));
+            continue;
+        }
+        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let sum: f64 = values.iter().sum();
+        if values.is_empty() {
+            out.push_str(&format!("- series {label} (`{key}`): all NULL\n"));
+        } else {
+            out.push_str(&format!(
+                "- series {label} (`{key}`): min {}, max {}, total {}{}\n",
+                crate::chart::format_number(min),
+                crate::chart::format_number(max),
+                crate::chart::format_number(sum),
+                if nulls > 0 {
+                    format!(", {nulls} NULL")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+    out.push_str("Do not repeat the numbers as a table; describe what the chart shows.\n");
+    out
+}

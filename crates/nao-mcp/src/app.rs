@@ -1,0 +1,164 @@
+//! From [`Options`] to a running server: open the databases, build the settings, serve.
+
+use std::sync::Arc;
+
+use nao_core::guard::Policy;
+use nao_core::{Databases, Dialect, Settings, ToolContext, tools};
+use rmcp::ServiceExt;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use tokio_util::sync::CancellationToken;
+
+use crate::McpServer;
+use crate::options::{Options, Transport, redact_url};
+
+/// Why the server could not start or stopped with an error. Messages never hold credentials.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// A database could not be opened.
+    Database {
+        /// Its name.
+        name: String,
+        /// What went wrong (URL redacted).
+        message: String,
+    },
+    /// The transport failed.
+    Transport(String),
+}
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServeError::Database { name, message } => {
+                write!(f, "could not open database {name:?}: {message}")
+            }
+            ServeError::Transport(message) => write!(f, "transport error: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for ServeError {}
+
+/// Opens every database the options name (and the demo one when asked).
+pub async fn open_databases(options: &Options) -> Result<Databases, ServeError> {
+    let mut databases = Databases::new();
+    if options.demo {
+        databases.insert(demo_database()?);
+    }
+    for database in &options.databases {
+        let dialect = nao_dialects::open(&database.name, &database.url)
+            .await
+            .map_err(|error| ServeError::Database {
+                name: database.name.clone(),
+                // Errors may quote the URL: redact it wherever it appears.
+                message: error
+                    .to_string()
+                    .replace(&database.url, &redact_url(&database.url)),
+            })?;
+        tracing::info!(
+            database = %database.name,
+            url = %redact_url(&database.url),
+            "database opened"
+        );
+        databases.insert(dialect);
+    }
+    Ok(databases)
+}
+
+/// The generated demo shop (customers, products, orders, reviews…) in an in-memory SQLite,
+/// named `shop`.
+#[cfg(feature = "sqlite")]
+pub fn demo_database() -> Result<Arc<dyn Dialect>, ServeError> {
+    use nao_dialects::demo::{DemoScale, generate};
+    use nao_dialects::sqlite::{SqliteDialect, load_batches};
+    let failed = |message: String| ServeError::Database {
+        name: "shop".into(),
+        message,
+    };
+    let tables = generate(DemoScale::Full).map_err(|e| failed(e.to_string()))?;
+    let shop = SqliteDialect::in_memory("shop", move |conn| {
+        for table in &tables {
+            load_batches(conn, table.name, &table.batches)?;
+        }
+        Ok(())
+    })
+    .map_err(|e| failed(e.to_string()))?;
+    Ok(Arc::new(shop))
+}
+
+/// The demo needs the embedded SQLite adapter.
+#[cfg(not(feature = "sqlite"))]
+pub fn demo_database() -> Result<Arc<dyn Dialect>, ServeError> {
+    Err(ServeError::Database {
+        name: "shop".into(),
+        message: "--demo needs the `sqlite` feature of nao-mcp".into(),
+    })
+}
+
+/// The settings the options ask for.
+pub fn settings(options: &Options) -> Settings {
+    let mut policy = Policy::default();
+    for pattern in &options.allow_tables {
+        policy = policy.allow_table(pattern.as_str());
+    }
+    for pattern in &options.deny_tables {
+        policy = policy.deny_table(pattern.as_str());
+    }
+    let mut settings = Settings::default().with_policy(policy);
+    if let Some(rows) = options.max_rows {
+        settings = settings.with_max_rows(rows);
+    }
+    if let Some(timeout) = options.timeout {
+        settings = settings.with_timeout(timeout);
+    }
+    settings
+}
+
+/// The server the options describe: the SQL tools over the opened databases.
+pub async fn build_server(options: &Options) -> Result<McpServer, ServeError> {
+    let databases = open_databases(options).await?;
+    let ctx = ToolContext::new(databases).with_settings(settings(options));
+    Ok(McpServer::new(tools::sql_tools(), ctx))
+}
+
+/// Serves `server` on the options' transport until the client leaves (EOF on stdin), the
+/// transport fails, or `shutdown` is cancelled (SIGTERM, Ctrl-C).
+pub async fn serve(
+    server: McpServer,
+    options: &Options,
+    shutdown: CancellationToken,
+) -> Result<(), ServeError> {
+    match &options.transport {
+        Transport::Stdio => serve_stdio(server, options.max_request_bytes, shutdown).await,
+        #[cfg(feature = "http")]
+        Transport::Http(addr) => {
+            crate::http::serve_http(server, *addr, options.max_request_bytes, shutdown).await
+        }
+        #[cfg(not(feature = "http"))]
+        Transport::Http(_) => Err(ServeError::Transport(
+            "--http needs the `http` feature of nao-mcp".into(),
+        )),
+    }
+}
+
+/// Serves JSON-RPC lines on stdin/stdout. Lines longer than `max_request_bytes` are dropped
+/// (and logged) without stopping the server.
+pub async fn serve_stdio(
+    server: McpServer,
+    max_request_bytes: usize,
+    shutdown: CancellationToken,
+) -> Result<(), ServeError> {
+    let (stdin, stdout) = rmcp::transport::stdio_pipes();
+    let transport =
+        AsyncRwTransport::new_server(stdin, stdout).with_max_line_length(max_request_bytes);
+    let running = server
+        .serve_with_ct(transport, shutdown.child_token())
+        .await
+        .map_err(|e| ServeError::Transport(e.to_string()))?;
+    let reason = running
+        .waiting()
+        .await
+        .map_err(|e| ServeError::Transport(e.to_string()))?;
+    tracing::info!(?reason, "stdio session ended");
+    Ok(())
+}

@@ -1,0 +1,55 @@
+//! # nao-mcp
+//!
+//! An [MCP](https://modelcontextprotocol.io) server over nao-rs tools, so any MCP client
+//! (desktop assistants, IDEs, agent frameworks) can query a database through nao-rs's
+//! read-only guard, row and time caps and Markdown renderer with no Rust on its side.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use nao_core::{Databases, ToolContext, tools};
+//! use nao_mcp::McpServer;
+//!
+//! let shop = nao_mcp::app::demo_database().unwrap();
+//! let ctx = ToolContext::new(Databases::new().with(shop));
+//! let server = McpServer::new(tools::sql_tools(), ctx);
+//! let execute_sql = server.tools().iter().find(|t| t.name == "execute_sql").unwrap();
+//! let hints = execute_sql.annotations.as_ref().unwrap();
+//! assert_eq!(hints.read_only_hint, Some(true));
+//! // Serve it: `rmcp::ServiceExt::serve(server, rmcp::transport::stdio())`, or run the
+//! // `nao-mcp` binary.
+//! ```
+//!
+//! ## Usage
+//! - [`McpServer::new`] takes any [`ToolRegistry`](nao_core::ToolRegistry) and
+//!   [`ToolContext`](nao_core::ToolContext). Every tool is listed with its description and
+//!   JSON Schema; its [`RiskLevel`](nao_core::RiskLevel) becomes annotations (`Safe` →
+//!   `readOnlyHint`, `High` → `destructiveHint`); a call returns the tool's Markdown as text
+//!   content and its output as `structuredContent`; a failed call is a tool result with
+//!   `isError: true` and the same text the model would see (not a JSON-RPC error).
+//! - Every table of every database is a resource `nao://<database>/<schema.table>` whose
+//!   Markdown holds the columns, types, nullability, comments and a few sample rows.
+//! - The `nao-mcp` binary ([`options::USAGE`]) serves databases from URLs over stdio (default)
+//!   or streamable HTTP (`--http 127.0.0.1:PORT`, endpoint `/mcp`).
+//!
+//! ## Features
+//! - `sqlite` (default): the embedded SQLite adapter; `--demo` needs it.
+//! - `http` (default): the streamable HTTP transport.
+//! - `duckdb`, `postgres`, `mysql`: the other adapters of nao-dialects.
+//!
+//! ## Untrusted input
+//! Tool arguments are validated by the registry and SQL goes through `nao_guard::check`.
+//! JSON-RPC messages longer than `--max-request-bytes` (default 4 MiB) are dropped; malformed
+//! messages and unknown methods get JSON-RPC errors; a cancelled request or a client that
+//! goes away cancels its running statement. Database URLs may carry credentials: they are
+//! redacted ([`options::redact_url`]) wherever the server logs or reports them, and logs go to
+//! stderr only, since stdout is the protocol channel.
+#![forbid(unsafe_code)]
+
+pub mod app;
+#[cfg(feature = "http")]
+pub mod http;
+pub mod options;
+pub mod resources;
+mod server;
+
+pub use server::{McpServer, mcp_result, mcp_tool};

@@ -1,0 +1,103 @@
+//! `nao-mcp`: serve nao-rs's SQL tools to any MCP client. Run `nao-mcp --help`.
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+
+use nao_mcp::app;
+use nao_mcp::options::{Options, USAGE};
+use tokio_util::sync::CancellationToken;
+use tracing_subscriber::filter::LevelFilter;
+
+fn main() -> ExitCode {
+    let options = match Options::parse(std::env::args().skip(1), |key| std::env::var(key).ok()) {
+        Ok(options) => options,
+        Err(error) => {
+            eprintln!("nao-mcp: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    if options.help || options.version {
+        // Help and version go to stdout like any CLI; no protocol runs in this case.
+        #[allow(clippy::print_stdout)]
+        if options.help {
+            print!("{USAGE}");
+        } else {
+            println!("nao-mcp {}", env!("CARGO_PKG_VERSION"));
+        }
+        return ExitCode::SUCCESS;
+    }
+    init_logs(&options.log_level);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("nao-mcp: could not start the runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(run(options));
+    // A pending read of stdin cannot be cancelled; don't wait for it on the way out.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    code
+}
+
+async fn run(options: Options) -> ExitCode {
+    let server = match app::build_server(&options).await {
+        Ok(server) => server,
+        Err(error) => {
+            tracing::error!("{error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // SIGTERM and Ctrl-C stop serving: running statements are cancelled (their read-only
+    // connections roll back) and the process exits 0.
+    let shutdown = CancellationToken::new();
+    tokio::spawn(cancel_on_signal(shutdown.clone()));
+    match app::serve(server, &options, shutdown).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!("{error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Cancels `shutdown` on SIGTERM or SIGINT.
+async fn cancel_on_signal(shutdown: CancellationToken) {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::warn!("cannot listen for SIGTERM: {error}");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
+    tracing::info!("shutting down on a signal");
+    shutdown.cancel();
+}
+
+/// Logs to stderr: stdout carries the protocol in stdio mode.
+fn init_logs(level: &str) {
+    let filter = match level {
+        "off" => LevelFilter::OFF,
+        "error" => LevelFilter::ERROR,
+        "warn" => LevelFilter::WARN,
+        "debug" => LevelFilter::DEBUG,
+        "trace" => LevelFilter::TRACE,
+        _ => LevelFilter::INFO,
+    };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(filter)
+        .with_ansi(false)
+        .init();
+}

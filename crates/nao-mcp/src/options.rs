@@ -1,0 +1,358 @@
+//! The command line of the `nao-mcp` binary, parsed by hand (no CLI framework needed for a dozen
+//! flags).
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// The usage text of `nao-mcp --help`.
+pub const USAGE: &str = "\
+nao-mcp: an MCP server giving any MCP client safe, read-only SQL on your databases.
+
+USAGE:
+    nao-mcp [OPTIONS]
+
+DATABASES (at least one, or --demo, or NAO_DATABASE_URL):
+    --database NAME=URL      Serve the database at URL as NAME (repeatable). URLs:
+                             sqlite:///path.db, duckdb:///path.duckdb, postgres://user@host/db,
+                             mysql://user@host/db. `--database URL` names it `default`.
+    --demo                   Serve the generated demo shop database (in memory) as `shop`.
+    NAO_DATABASE_URL         Environment: a database URL used when no --database is given
+                             (named by NAO_DATABASE_NAME, default `default`). Prefer the
+                             environment for credentials: they are never logged or echoed.
+
+LIMITS:
+    --max-rows N             Rows kept from one query result (default 10000).
+    --timeout SECONDS        Time limit of one statement (default 30).
+    --allow-table PATTERN    Only these tables may be read (repeatable; `sales.*`, `orders`).
+    --deny-table PATTERN     These tables may not be read (repeatable).
+    --max-request-bytes N    Largest JSON-RPC message accepted (default 4194304).
+
+TRANSPORT:
+    (default)                stdio: JSON-RPC on stdin/stdout; logs go to stderr.
+    --http ADDR              Streamable HTTP on ADDR (e.g. 127.0.0.1:8080), endpoint /mcp.
+
+OTHER:
+    --log-level LEVEL        error, warn, info (default), debug or trace; logs go to stderr.
+    -h, --help               Print this help.
+    -V, --version            Print the version.
+";
+
+/// Where the server talks to its client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    /// JSON-RPC lines on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP on this address.
+    Http(SocketAddr),
+}
+
+/// A database to open: its name (the `database_id`) and URL.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DatabaseArg {
+    /// The name the model uses.
+    pub name: String,
+    /// The URL; may hold credentials, so never printed (see [`redact_url`]).
+    pub url: String,
+}
+
+impl fmt::Debug for DatabaseArg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DatabaseArg")
+            .field("name", &self.name)
+            .field("url", &redact_url(&self.url))
+            .finish()
+    }
+}
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Options {
+    /// The databases to open.
+    pub databases: Vec<DatabaseArg>,
+    /// Whether to serve the demo database.
+    pub demo: bool,
+    /// Rows kept from one result.
+    pub max_rows: Option<u64>,
+    /// Time limit of one statement.
+    pub timeout: Option<Duration>,
+    /// Table allowlist patterns.
+    pub allow_tables: Vec<String>,
+    /// Table denylist patterns.
+    pub deny_tables: Vec<String>,
+    /// Largest JSON-RPC message accepted, in bytes.
+    pub max_request_bytes: usize,
+    /// The transport.
+    pub transport: Transport,
+    /// The log level.
+    pub log_level: String,
+    /// `--help` was given.
+    pub help: bool,
+    /// `--version` was given.
+    pub version: bool,
+}
+
+/// Default for [`Options::max_request_bytes`]: 4 MiB, far above any tool call.
+pub const DEFAULT_MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            databases: Vec::new(),
+            demo: false,
+            max_rows: None,
+            timeout: None,
+            allow_tables: Vec::new(),
+            deny_tables: Vec::new(),
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            transport: Transport::Stdio,
+            log_level: "info".to_owned(),
+            help: false,
+            version: false,
+        }
+    }
+}
+
+/// A command line that could not be understood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}; run nao-mcp --help for usage", self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+impl Options {
+    /// Parses the arguments (without the program name). `env` looks up environment variables
+    /// (`NAO_DATABASE_URL`, `NAO_DATABASE_NAME`), so tests need not touch the process's.
+    pub fn parse<I, S>(args: I, env: impl Fn(&str) -> Option<String>) -> Result<Self, UsageError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut options = Options::default();
+        let mut args = args.into_iter().map(Into::into);
+        while let Some(arg) = args.next() {
+            // Accept both `--flag value` and `--flag=value`.
+            let (flag, inline) = match arg.split_once('=') {
+                Some((flag, value)) if flag.starts_with("--") => {
+                    (flag.to_owned(), Some(value.to_owned()))
+                }
+                _ => (arg.clone(), None),
+            };
+            let mut value = |name: &str| -> Result<String, UsageError> {
+                match inline.clone().or_else(|| args.next()) {
+                    Some(v) => Ok(v),
+                    None => Err(UsageError(format!("{name} needs a value"))),
+                }
+            };
+            match flag.as_str() {
+                "--database" | "-d" => {
+                    options.databases.push(database_arg(&value("--database")?));
+                }
+                "--demo" => options.demo = true,
+                "--max-rows" => {
+                    options.max_rows = Some(number(&value("--max-rows")?, "--max-rows")?)
+                }
+                "--timeout" => {
+                    let text = value("--timeout")?;
+                    let seconds: f64 = text
+                        .trim_end_matches('s')
+                        .parse()
+                        .ok()
+                        .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s < 1e9)
+                        .ok_or_else(|| {
+                            UsageError(format!("--timeout wants seconds, got {text:?}"))
+                        })?;
+                    options.timeout = Some(Duration::from_secs_f64(seconds));
+                }
+                "--allow-table" => options.allow_tables.push(value("--allow-table")?),
+                "--deny-table" => options.deny_tables.push(value("--deny-table")?),
+                "--max-request-bytes" => {
+                    let bytes = number(&value("--max-request-bytes")?, "--max-request-bytes")?;
+                    options.max_request_bytes = usize::try_from(bytes)
+                        .map_err(|_| UsageError("--max-request-bytes is too large".into()))?;
+                }
+                "--http" => {
+                    let text = value("--http")?;
+                    let addr = text.parse().map_err(|_| {
+                        UsageError(format!(
+                            "--http wants an address like 127.0.0.1:8080, got {text:?}"
+                        ))
+                    })?;
+                    options.transport = Transport::Http(addr);
+                }
+                "--log-level" => {
+                    let level = value("--log-level")?.to_ascii_lowercase();
+                    if !["error", "warn", "info", "debug", "trace", "off"].contains(&level.as_str())
+                    {
+                        return Err(UsageError(format!("unknown log level {level:?}")));
+                    }
+                    options.log_level = level;
+                }
+                "--stdio" => options.transport = Transport::Stdio,
+                "-h" | "--help" => options.help = true,
+                "-V" | "--version" => options.version = true,
+                other => return Err(UsageError(format!("unknown argument {other:?}"))),
+            }
+        }
+        if options.databases.is_empty()
+            && !options.demo
+            && let Some(url) = env("NAO_DATABASE_URL").filter(|u| !u.trim().is_empty())
+        {
+            let name = env("NAO_DATABASE_NAME")
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| "default".to_owned());
+            options.databases.push(DatabaseArg { name, url });
+        }
+        if options.databases.is_empty() && !options.demo && !options.help && !options.version {
+            return Err(UsageError(
+                "no database: pass --database NAME=URL, --demo, or set NAO_DATABASE_URL".into(),
+            ));
+        }
+        Ok(options)
+    }
+}
+
+/// `NAME=URL` or a bare `URL` (named `default`). The name is what precedes the first `=` when
+/// that is a plain identifier, so `=` inside a URL's query string stays in the URL.
+fn database_arg(text: &str) -> DatabaseArg {
+    if let Some((name, url)) = text.split_once('=') {
+        let plain = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if plain {
+            return DatabaseArg {
+                name: name.to_owned(),
+                url: url.to_owned(),
+            };
+        }
+    }
+    DatabaseArg {
+        name: "default".to_owned(),
+        url: text.to_owned(),
+    }
+}
+
+fn number(text: &str, flag: &str) -> Result<u64, UsageError> {
+    text.trim()
+        .replace('_', "")
+        .parse()
+        .map_err(|_| UsageError(format!("{flag} wants a whole number, got {text:?}")))
+}
+
+/// A URL with any password replaced by `***`, safe to log: `postgres://me:***@host/db`.
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split_once(':').map_or(userinfo, |(user, _)| user);
+            let tail = redact_query(tail);
+            format!("{scheme}://{user}:***@{host}{tail}")
+        }
+        None => format!("{scheme}://{authority}{}", redact_query(tail)),
+    }
+}
+
+/// Hides `password=`/`pass=` values in a query string.
+fn redact_query(tail: &str) -> String {
+    let Some((path, query)) = tail.split_once('?') else {
+        return tail.to_owned();
+    };
+    let parts: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((key, _)) if key.to_ascii_lowercase().contains("pass") => format!("{key}=***"),
+            _ => pair.to_owned(),
+        })
+        .collect();
+    format!("{path}?{}", parts.join("&"))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options, UsageError> {
+        Options::parse(args.iter().copied(), |_| None)
+    }
+
+    #[test]
+    fn parses_every_flag() {
+        let options = parse(&[
+            "--database",
+            "shop=sqlite:///tmp/shop.db",
+            "--database=pg=postgres://me@db/x?sslmode=require",
+            "--max-rows",
+            "500",
+            "--timeout",
+            "2.5",
+            "--allow-table",
+            "orders",
+            "--deny-table=hr.*",
+            "--http",
+            "127.0.0.1:8080",
+        ])
+        .unwrap();
+        assert_eq!(options.databases[0].name, "shop");
+        assert_eq!(
+            options.databases[1].url,
+            "postgres://me@db/x?sslmode=require"
+        );
+        assert_eq!(options.max_rows, Some(500));
+        assert_eq!(options.timeout, Some(Duration::from_millis(2500)));
+        assert_eq!(options.allow_tables, ["orders"]);
+        assert_eq!(options.deny_tables, ["hr.*"]);
+        assert_eq!(
+            options.transport,
+            Transport::Http("127.0.0.1:8080".parse().unwrap())
+        );
+    }
+
+    #[test]
+    fn bare_urls_and_env() {
+        let options = parse(&["--database", "postgres://h/db?a=b"]).unwrap();
+        assert_eq!(options.databases[0].name, "default");
+        assert_eq!(options.databases[0].url, "postgres://h/db?a=b");
+        let options = Options::parse(Vec::<String>::new(), |key| {
+            (key == "NAO_DATABASE_URL").then(|| "sqlite::memory:".to_owned())
+        })
+        .unwrap();
+        assert_eq!(options.databases[0].url, "sqlite::memory:");
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        assert!(parse(&[]).is_err());
+        assert!(parse(&["--demo", "--max-rows", "many"]).is_err());
+        assert!(parse(&["--demo", "--timeout", "-1"]).is_err());
+        assert!(parse(&["--demo", "--http", "nowhere"]).is_err());
+        assert!(parse(&["--demo", "--frobnicate"]).is_err());
+        assert!(parse(&["--demo", "--database"]).is_err());
+    }
+
+    #[test]
+    fn redacts_passwords() {
+        let url = "postgres://me:s3cret@db:5432/x?password=s3cret&sslmode=require";
+        let redacted = redact_url(url);
+        assert!(!redacted.contains("s3cret"), "{redacted}");
+        assert_eq!(
+            redacted,
+            "postgres://me:***@db:5432/x?password=***&sslmode=require"
+        );
+        assert_eq!(redact_url("sqlite:///tmp/a.db"), "sqlite:///tmp/a.db");
+        let debug = format!("{:?}", database_arg("pg=mysql://u:pw@h/d"));
+        assert!(!debug.contains("pw@"), "{debug}");
+    }
+}

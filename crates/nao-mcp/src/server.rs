@@ -1,0 +1,168 @@
+//! The MCP server: a [`ToolRegistry`] and a [`ToolContext`] behind rmcp's [`ServerHandler`].
+
+use std::sync::Arc;
+
+use nao_core::{RiskLevel, ToolCall, ToolContext, ToolRegistry, ToolResult, ToolSpec};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::Value;
+
+use crate::resources;
+
+/// Instructions sent to the client at initialization, for the model.
+const INSTRUCTIONS: &str = "Answer questions from the configured SQL databases. Use list_tables \
+and describe_table (or the nao:// table resources) to learn the schema, then execute_sql with one \
+read-only query; page large results with read_query_result and the query_id it returns. Every \
+query is checked read-only before it runs and results are capped.";
+
+/// An MCP server over a [`ToolRegistry`]: every registered tool becomes an MCP tool (its JSON
+/// Schema as the input schema, its risk level as read-only/destructive hints, its Markdown as
+/// text content and its output as structured content), and every table of every database
+/// becomes a resource `nao://<database>/<schema.table>`.
+///
+/// Cloning is cheap; clones share the registry and the context (and so the stored results),
+/// which is what the streamable HTTP transport needs to serve many sessions.
+#[derive(Debug, Clone)]
+pub struct McpServer {
+    registry: Arc<ToolRegistry>,
+    ctx: ToolContext,
+    tools: Arc<Vec<Tool>>,
+    info: Implementation,
+}
+
+impl McpServer {
+    /// A server over `registry`, running calls in `ctx`.
+    pub fn new(registry: ToolRegistry, ctx: ToolContext) -> Self {
+        let tools = registry.specs().iter().map(mcp_tool).collect();
+        McpServer {
+            registry: Arc::new(registry),
+            ctx,
+            tools: Arc::new(tools),
+            info: Implementation::new("nao-mcp", env!("CARGO_PKG_VERSION")),
+        }
+    }
+
+    /// The MCP tools this server lists.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The context calls run in.
+    pub fn context(&self) -> &ToolContext {
+        &self.ctx
+    }
+
+    /// The registry calls go to.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    /// Runs one `tools/call`: the registry validates and runs it; failures come back as tool
+    /// results with `is_error` set and the text the model would see.
+    pub async fn call(&self, name: &str, arguments: Option<Value>, call_id: &str) -> ToolResult {
+        let call = ToolCall::new(call_id, name, arguments.unwrap_or(Value::Null));
+        self.registry.call(&call, &self.ctx).await
+    }
+}
+
+/// The MCP tool of a registry spec.
+pub fn mcp_tool(spec: &ToolSpec) -> Tool {
+    let schema = match &spec.parameters {
+        Value::Object(object) => object.clone(),
+        _ => serde_json::Map::new(),
+    };
+    let mut annotations = ToolAnnotations::new();
+    match spec.risk {
+        RiskLevel::Safe => annotations = annotations.read_only(true).destructive(false),
+        RiskLevel::High => annotations = annotations.read_only(false).destructive(true),
+        // Caution and any later level: no claim either way.
+        _ => {}
+    }
+    // Every built-in tool only reads from databases it is configured with.
+    annotations = annotations.open_world(false);
+    Tool::new(
+        spec.name.clone(),
+        spec.description.clone(),
+        Arc::new(schema),
+    )
+    .with_annotations(annotations)
+}
+
+/// The MCP result of a registry result.
+pub fn mcp_result(result: ToolResult) -> CallToolResult {
+    let content = vec![ContentBlock::text(result.content)];
+    let mut out = if result.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    // MCP wants structured content to be an object; wrap anything else.
+    out.structured_content = result.structured.map(|value| match value {
+        Value::Object(_) => value,
+        other => serde_json::json!({ "result": other }),
+    });
+    out
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(self.info.clone())
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // A cancelled request (or a client that went away) stops the running statement.
+        let ctx = self.ctx.clone().with_cancel(context.ct.clone());
+        let call = ToolCall::new(
+            context.id.to_string(),
+            request.name.as_ref(),
+            request.arguments.map(Value::Object).unwrap_or(Value::Null),
+        );
+        let result = self.registry.call(&call, &ctx).await;
+        Ok(mcp_result(result).into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let list = resources::list(&self.ctx).await;
+        Ok(ListResourcesResult::with_all_items(list))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let ctx = self.ctx.clone().with_cancel(context.ct.clone());
+        resources::read(&ctx, &request.uri).await.map(Into::into)
+    }
+}

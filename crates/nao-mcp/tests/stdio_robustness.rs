@@ -1,0 +1,246 @@
+//! The real `nao-mcp` binary over stdio, fed hostile input: malformed JSON-RPC, unknown
+//! methods, oversized messages and clients that vanish mid-call. The server must answer with
+//! errors and keep serving, or exit cleanly on EOF; never panic.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// Generous: only a hang trips it, it is not a performance threshold.
+const WAIT: Duration = Duration::from_secs(60);
+
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Lines<BufReader<ChildStdout>>,
+}
+
+impl Server {
+    async fn start(extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_nao-mcp"))
+            .arg("--demo")
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the binary starts");
+        let stdin = child.stdin.take();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut server = Server {
+            child,
+            stdin,
+            lines,
+        };
+        server
+            .send(
+                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "robustness", "version": "0"}}}),
+            )
+            .await;
+        let init = server.response(0).await;
+        assert!(init.get("result").is_some(), "{init}");
+        server
+            .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        server
+    }
+
+    async fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).await.unwrap();
+        stdin.write_all(b"\n").await.unwrap();
+        stdin.flush().await.unwrap();
+    }
+
+    async fn send(&mut self, message: &Value) {
+        self.send_raw(&message.to_string()).await;
+    }
+
+    /// The response with this id, skipping notifications and other ids.
+    async fn response(&mut self, id: i64) -> Value {
+        loop {
+            let line = tokio::time::timeout(WAIT, self.lines.next_line())
+                .await
+                .expect("the server answers")
+                .unwrap()
+                .expect("stdout stays open");
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout holds only JSON-RPC ({e}): {line}"));
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    async fn ping(&mut self, id: i64) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}))
+            .await;
+        let answer = self.response(id).await;
+        assert!(answer["result"]["tools"].is_array(), "{answer}");
+    }
+
+    /// Closes stdin and checks the process exits with success and without a panic.
+    async fn finish(mut self) -> String {
+        drop(self.stdin.take());
+        let status = tokio::time::timeout(WAIT, self.child.wait())
+            .await
+            .expect("the server exits on EOF")
+            .unwrap();
+        let mut stderr = String::new();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .await
+            .unwrap();
+        assert!(status.success(), "exit {status:?}; stderr:\n{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        stderr
+    }
+}
+
+#[tokio::test]
+async fn malformed_json_rpc_leaves_the_server_running() {
+    let mut server = Server::start(&[]).await;
+    for garbage in [
+        "{not json",
+        "[]",
+        "42",
+        "\"just a string\"",
+        r#"{"jsonrpc":"2.0","id":1}"#,
+        r#"{"jsonrpc":"1.0","id":2,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":{"nested":true},"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":"nope"}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"execute_sql","arguments":[1,2]}}"#,
+    ] {
+        server.send_raw(garbage).await;
+    }
+    server.ping(100).await;
+    server.finish().await;
+}
+
+#[tokio::test]
+async fn unknown_methods_get_method_not_found() {
+    let mut server = Server::start(&[]).await;
+    server
+        .send(&json!({"jsonrpc": "2.0", "id": 7, "method": "no/such/method", "params": {}}))
+        .await;
+    let answer = server.response(7).await;
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    server.ping(8).await;
+    server.finish().await;
+}
+
+#[tokio::test]
+async fn oversized_requests_are_dropped_and_serving_goes_on() {
+    let mut server = Server::start(&["--max-request-bytes", "4096"]).await;
+    let huge = "x".repeat(64 * 1024);
+    server
+        .send(
+            &json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+            "name": "execute_sql", "arguments": {"sql_query": format!("SELECT '{huge}'")}}}),
+        )
+        .await;
+    server.ping(10).await;
+    let stderr = server.finish().await;
+    assert!(stderr.contains("maximum line length"), "{stderr}");
+}
+
+#[tokio::test]
+async fn a_client_that_vanishes_mid_call_lets_the_server_exit_cleanly() {
+    // EOF right after a call: the server finishes (or drops) the call and exits with success.
+    let mut server = Server::start(&[]).await;
+    server
+        .send(&json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {
+            "name": "execute_sql",
+            "arguments": {"sql_query": "SELECT o.id, c.name FROM orders o JOIN customers c ON c.id = o.customer_id"}}}))
+        .await;
+    server.finish().await;
+
+    // The client also stops reading: writing the response fails, the server still exits.
+    let mut server = Server::start(&[]).await;
+    server
+        .send(
+            &json!({"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {
+            "name": "execute_sql", "arguments": {"sql_query": "SELECT * FROM orders"}}}),
+        )
+        .await;
+    let Server {
+        mut child,
+        stdin,
+        lines,
+    } = server;
+    drop(lines);
+    drop(stdin);
+    let status = tokio::time::timeout(WAIT, child.wait())
+        .await
+        .expect("the server exits when its client is gone")
+        .unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .await
+        .unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        status.code().is_some(),
+        "killed by a signal: {status:?}\n{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn bad_command_lines_fail_without_touching_stdout() {
+    let output = Command::new(env!("CARGO_BIN_EXE_nao-mcp"))
+        .args([
+            "--database",
+            "pg=postgres://me:s3cret@127.0.0.1:1/db",
+            "--timeout",
+            "1",
+        ])
+        .output()
+        .await
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("s3cret"), "{stderr}");
+
+    let output = Command::new(env!("CARGO_BIN_EXE_nao-mcp"))
+        .arg("--frobnicate")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+}
+
+#[tokio::test]
+async fn sigterm_stops_the_server_cleanly() {
+    let mut server = Server::start(&[]).await;
+    server.ping(1).await;
+    let pid = server.child.id().expect("a running child").to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let status = tokio::time::timeout(WAIT, server.child.wait())
+        .await
+        .expect("the server exits on SIGTERM")
+        .unwrap();
+    assert!(
+        status.success(),
+        "SIGTERM must end the server with success, got {status:?}"
+    );
+}
