@@ -249,30 +249,6 @@ impl ModelProvider for ScriptedProvider {
 
     /// Streams the text word by word, then each tool call, the usage and the answer.
     async fn stream(&self, request: &CompletionRequest) -> Result<CompletionStream, ProviderError> {
-        let completion = self.next(request)?;
-        let mut events = Vec::new();
-        for word in completion.content.split_inclusive(' ') {
-            events.push(StreamEvent::TextDelta {
-                text: word.to_owned(),
-            });
-        }
-        for (index, call) in completion.tool_calls.iter().enumerate() {
-            events.push(StreamEvent::ToolCallStart {
-                index,
-                id: call.id.clone(),
-                name: call.name.clone(),
-            });
-            events.push(StreamEvent::ToolCallDelta {
-                index,
-                arguments: call.arguments.to_string(),
-            });
-        }
-        events.push(StreamEvent::Usage {
-            usage: completion.usage,
-        });
-        events.push(StreamEvent::Done { completion });
-        Ok(CompletionStream::new(futures_util::stream::iter(
-            events.into_iter().map(Ok),
-        )))
+        Ok(CompletionStream::from_completion(self.next(request)?))
     }
 }

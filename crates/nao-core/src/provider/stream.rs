@@ -65,13 +65,14 @@ impl CompletionStream {
         }
     }
 
-    /// A stream that replays a finished answer: its text as one delta, each tool call as a
+    /// A stream that replays a finished answer: its text word by word, each tool call as a
     /// start and one arguments delta, the usage, then `Done`.
     pub fn from_completion(completion: Completion) -> Self {
         let mut events = Vec::new();
-        if !completion.content.is_empty() {
+        // Word by word, as a model would stream it.
+        for word in completion.content.split_inclusive(' ') {
             events.push(StreamEvent::TextDelta {
-                text: completion.content.clone(),
+                text: word.to_owned(),
             });
         }
         for (index, call) in completion.tool_calls.iter().enumerate() {
