@@ -355,16 +355,24 @@ async fn stream_rows(
     let mut builder = BatchBuilder::new(Arc::clone(&schema), kinds);
     let mut rows: u64 = 0;
     let mut terminal = Terminal::End;
+    // Made once, not per row: a timer registered for every row costs more than the row.
+    let cancelled = job.cancel.cancelled();
+    let deadline = tokio::time::sleep_until(job.deadline);
+    tokio::pin!(cancelled, deadline);
     loop {
         let next = match pending_schema.as_mut() {
             Some(schema_tx) => tokio::select! {
                 biased;
-                reason = job.stop(schema_tx.closed()) => Err(reason),
+                () = &mut cancelled => Err(StopReason::Cancelled),
+                () = &mut deadline => Err(StopReason::Timeout(job.limit)),
+                () = schema_tx.closed() => Err(StopReason::Done),
                 row = rows_stream.next() => Ok(row),
             },
             None => tokio::select! {
                 biased;
-                reason = job.stop(batch_tx.closed()) => Err(reason),
+                () = &mut cancelled => Err(StopReason::Cancelled),
+                () = &mut deadline => Err(StopReason::Timeout(job.limit)),
+                () = batch_tx.closed() => Err(StopReason::Done),
                 row = rows_stream.next() => Ok(row),
             },
         };
