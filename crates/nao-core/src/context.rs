@@ -10,6 +10,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::NameList;
+use crate::story::{MemoryStoryStore, StoryStore};
 use crate::{AuditSink, Dialect, ExecOptions, NoAudit, ResultStore, ToolError};
 
 /// The databases an agent can query, by `database_id`.
@@ -189,6 +190,7 @@ pub struct ToolContext {
     artifacts: Arc<Mutex<Vec<Artifact>>>,
     audit: Arc<dyn AuditSink>,
     cancel: CancellationToken,
+    stories: Arc<dyn StoryStore>,
 }
 
 impl ToolContext {
@@ -201,6 +203,7 @@ impl ToolContext {
             artifacts: Arc::default(),
             audit: Arc::new(NoAudit),
             cancel: CancellationToken::new(),
+            stories: Arc::new(MemoryStoryStore::new()),
         }
     }
 
@@ -230,6 +233,18 @@ impl ToolContext {
     pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
         self.cancel = cancel;
         self
+    }
+
+    /// Keeps stories in `stories` (default: a [`MemoryStoryStore`] of this context).
+    #[must_use]
+    pub fn with_story_store(mut self, stories: Arc<dyn StoryStore>) -> Self {
+        self.stories = stories;
+        self
+    }
+
+    /// The story store.
+    pub fn story_store(&self) -> &Arc<dyn StoryStore> {
+        &self.stories
     }
 
     /// The databases.

@@ -86,6 +86,7 @@ pub mod provider;
 mod query_result;
 mod registry;
 mod result_store;
+pub mod story;
 mod tool;
 pub mod tools;
 
@@ -120,4 +121,5 @@ pub use provider::{
 pub use query_result::{QueryId, QueryResult};
 pub use registry::{Approver, ToolCall, ToolRegistry, ToolResult, ToolSpec};
 pub use result_store::{DEFAULT_RESULT_BUDGET, ResultStore};
+pub use story::{MemoryStoryStore, Story, StoryError, StoryStore, StoryVersion};
 pub use tool::{RiskLevel, Tool};

@@ -12,6 +12,8 @@ pub mod mysql;
 pub mod postgres;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+#[cfg(feature = "sqlite")]
+pub mod story_store;
 mod url;
 
 pub use url::{OpenError, open};

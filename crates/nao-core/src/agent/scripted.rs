@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::{
     Completion, CompletionRequest, CompletionStream, FinishReason, Message, ModelProvider,
-    ProviderError, StreamEvent, ToolCall, Usage,
+    ProviderError, ToolCall, Usage,
 };
 
 type DynamicTurn = Box<dyn Fn(&CompletionRequest) -> Completion + Send + Sync>;

@@ -8,6 +8,7 @@ mod execute_sql;
 mod follow_ups;
 mod list_tables;
 mod read_query_result;
+mod story;
 
 pub use clarification::{Clarification, ClarificationArgs, ClarificationOutput};
 pub use describe_table::{DescribeTable, DescribeTableArgs, DescribeTableOutput};
@@ -16,6 +17,7 @@ pub use execute_sql::{ExecuteSql, ExecuteSqlArgs, ExecuteSqlOutput};
 pub use follow_ups::{SuggestFollowUps, SuggestFollowUpsArgs, SuggestFollowUpsOutput};
 pub use list_tables::{ListTables, ListTablesArgs, ListTablesOutput, ListedTable};
 pub use read_query_result::{ReadQueryResult, ReadQueryResultArgs, ReadQueryResultOutput};
+pub use story::{StoryAction, StoryArgs, StoryOutput, StoryTool};
 
 use arrow_schema::Schema;
 use nao_render::Truncation;
@@ -32,11 +34,13 @@ pub fn sql_tools() -> ToolRegistry {
         .with(DescribeTable)
 }
 
-/// The SQL tools plus display_chart and the turn-ending clarification and suggest_follow_ups: what an
-/// [`Agent`](crate::agent::Agent) uses unless the host gives it another registry.
+/// The SQL tools plus display_chart, story and the turn-ending clarification and
+/// suggest_follow_ups: what an [`Agent`](crate::agent::Agent) uses unless the host gives it
+/// another registry.
 pub fn default_tools() -> ToolRegistry {
     sql_tools()
         .with(DisplayChart)
+        .with(StoryTool)
         .with(Clarification)
         .with(SuggestFollowUps)
 }
