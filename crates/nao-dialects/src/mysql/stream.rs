@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use mysql_async::prelude::Queryable;
 use mysql_async::{BinaryProtocol, Conn, Pool, QueryResult, Row};
 use nao_core::{BatchStream, DialectError, ExecOptions};
@@ -360,15 +360,23 @@ async fn stream_rows(
     let deadline = tokio::time::sleep_until(job.deadline);
     tokio::pin!(cancelled, deadline);
     loop {
-        let next = match pending_schema.as_mut() {
-            Some(schema_tx) => tokio::select! {
+        // A row the driver already buffered needs no waiting, so no stop check: cancel and the
+        // deadline are still checked whenever the driver waits for the server, and at every
+        // batch sent.
+        let ready = match pending_schema {
+            None => rows_stream.next().now_or_never(),
+            Some(_) => None,
+        };
+        let next = match (ready, pending_schema.as_mut()) {
+            (Some(row), _) => Ok(row),
+            (None, Some(schema_tx)) => tokio::select! {
                 biased;
                 () = &mut cancelled => Err(StopReason::Cancelled),
                 () = &mut deadline => Err(StopReason::Timeout(job.limit)),
                 () = schema_tx.closed() => Err(StopReason::Done),
                 row = rows_stream.next() => Ok(row),
             },
-            None => tokio::select! {
+            (None, None) => tokio::select! {
                 biased;
                 () = &mut cancelled => Err(StopReason::Cancelled),
                 () = &mut deadline => Err(StopReason::Timeout(job.limit)),
