@@ -10,29 +10,16 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use nao::core::{Databases, ToolCall, ToolContext, tools};
-use nao::dialects::demo::{DemoScale, generate};
-use nao::dialects::sqlite::{SqliteDialect, load_batches};
+use nao::dialects::demo::DemoScale;
+use nao::dialects::sqlite::SqliteDialect;
 use serde_json::{Value, json};
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let tables = match generate(DemoScale::Full) {
-        Ok(tables) => tables,
-        Err(err) => {
-            eprintln!("could not generate the demo data: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let shop = SqliteDialect::in_memory("shop", move |conn| {
-        for table in &tables {
-            load_batches(conn, table.name, &table.batches)?;
-        }
-        Ok(())
-    });
-    let shop = match shop {
+    let shop = match SqliteDialect::demo("shop", DemoScale::Full) {
         Ok(shop) => shop,
         Err(err) => {
-            eprintln!("could not load the demo database: {err}");
+            eprintln!("could not build the demo database: {err}");
             return ExitCode::FAILURE;
         }
     };

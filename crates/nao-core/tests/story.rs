@@ -7,21 +7,12 @@ use std::sync::Arc;
 
 use nao_core::story::{MAX_STORY_BYTES, TagKind, scan_tags};
 use nao_core::{Databases, Dialect, ToolCall, ToolContext, ToolRegistry, tools};
-use nao_dialects::demo::{DemoScale, generate};
-use nao_dialects::sqlite::{SqliteDialect, load_batches};
+use nao_dialects::demo::DemoScale;
+use nao_dialects::sqlite::SqliteDialect;
 use serde_json::{Value, json};
 
 fn shop() -> Arc<dyn Dialect> {
-    let tables = generate(DemoScale::Small).unwrap();
-    Arc::new(
-        SqliteDialect::in_memory("shop", move |conn| {
-            for table in &tables {
-                load_batches(conn, table.name, &table.batches)?;
-            }
-            Ok(())
-        })
-        .unwrap(),
-    )
+    Arc::new(SqliteDialect::demo("shop", DemoScale::Small).unwrap())
 }
 
 struct Env {

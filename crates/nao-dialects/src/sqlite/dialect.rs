@@ -131,6 +131,23 @@ impl SqliteDialect {
         })
     }
 
+    /// The demo shop ([`crate::demo`]) at `scale`, in a sealed in-memory database.
+    pub fn demo(
+        name: impl Into<String>,
+        scale: crate::demo::DemoScale,
+    ) -> Result<Self, DialectError> {
+        let name = name.into();
+        let tables = crate::demo::generate(scale).map_err(|e| DialectError::Unsupported {
+            database: name.clone(),
+            what: format!("generating the demo data failed: {e}"),
+        })?;
+        SqliteDialect::in_memory(name, move |conn| {
+            tables
+                .iter()
+                .try_for_each(|t| load::load_batches(conn, t.name, &t.batches))
+        })
+    }
+
     /// An in-memory database holding `tables`, each created from its batches' schema and
     /// filled by [`load_batches`](super::load_batches).
     pub fn from_batches(
