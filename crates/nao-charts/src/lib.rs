@@ -35,6 +35,8 @@
 //! Take the spec from the display_chart tool's output (or its `"chart"` artifact) and the
 //! result from the [`ResultStore`](nao_core::ResultStore), and call [`render_svg`]. The spec is
 //! validated again here, so a spec from elsewhere cannot draw columns the result lacks.
+//! [`render_story_html`] turns a whole story into a standalone HTML document, its charts
+//! inline SVG and its tables HTML tables, for a host to show or export.
 //!
 //! ## Why charts-rs
 //! We evaluated [charts-rs](https://crates.io/crates/charts-rs) 2.3 and
@@ -58,7 +60,9 @@
 
 mod kpi;
 mod render;
+mod story_html;
 
 pub use render::{ChartError, SVG_HEIGHT, SVG_WIDTH, render_svg};
+pub use story_html::{MAX_HTML_TABLE_ROWS, StoryHtmlError, render_story_html};
 
 use nao_core::QueryResult;
