@@ -4,6 +4,7 @@
 //! parsed here into Decimal128/Decimal256 without passing through a float. Zero and otherwise
 //! impossible dates (`0000-00-00`, `2024-02-30` under a permissive `sql_mode`) become NULL.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use arrow_array::builder::{
@@ -15,7 +16,7 @@ use arrow_array::builder::{
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_buffer::i256;
 use arrow_schema::SchemaRef;
-use mysql_async::Value;
+use mysql_async::{Row, Value};
 
 use super::types::Kind;
 
@@ -44,33 +45,38 @@ enum Builder {
 }
 
 impl Builder {
-    fn new(kind: Kind) -> Self {
+    /// A builder with room for `rows` values (and `rows * TEXT_BYTES_PER_ROW` bytes of text).
+    fn new(kind: Kind, rows: usize) -> Self {
+        let bytes = rows.saturating_mul(TEXT_BYTES_PER_ROW);
         match kind {
-            Kind::Int8 => Builder::Int8(Int8Builder::new()),
-            Kind::Int16 | Kind::Year => Builder::Int16(Int16Builder::new()),
-            Kind::Int32 => Builder::Int32(Int32Builder::new()),
-            Kind::Int64 => Builder::Int64(Int64Builder::new()),
-            Kind::UInt8 => Builder::UInt8(UInt8Builder::new()),
-            Kind::UInt16 => Builder::UInt16(UInt16Builder::new()),
-            Kind::UInt32 => Builder::UInt32(UInt32Builder::new()),
-            Kind::UInt64 | Kind::Bit => Builder::UInt64(UInt64Builder::new()),
-            Kind::Float32 => Builder::Float32(Float32Builder::new()),
-            Kind::Float64 => Builder::Float64(Float64Builder::new()),
+            Kind::Int8 => Builder::Int8(Int8Builder::with_capacity(rows)),
+            Kind::Int16 | Kind::Year => Builder::Int16(Int16Builder::with_capacity(rows)),
+            Kind::Int32 => Builder::Int32(Int32Builder::with_capacity(rows)),
+            Kind::Int64 => Builder::Int64(Int64Builder::with_capacity(rows)),
+            Kind::UInt8 => Builder::UInt8(UInt8Builder::with_capacity(rows)),
+            Kind::UInt16 => Builder::UInt16(UInt16Builder::with_capacity(rows)),
+            Kind::UInt32 => Builder::UInt32(UInt32Builder::with_capacity(rows)),
+            Kind::UInt64 | Kind::Bit => Builder::UInt64(UInt64Builder::with_capacity(rows)),
+            Kind::Float32 => Builder::Float32(Float32Builder::with_capacity(rows)),
+            Kind::Float64 => Builder::Float64(Float64Builder::with_capacity(rows)),
             Kind::Decimal128(p, s) => Builder::Decimal128(
-                Decimal128Builder::new().with_data_type(Kind::Decimal128(p, s).data_type()),
+                Decimal128Builder::with_capacity(rows)
+                    .with_data_type(Kind::Decimal128(p, s).data_type()),
                 s,
             ),
             Kind::Decimal256(p, s) => Builder::Decimal256(
-                Decimal256Builder::new().with_data_type(Kind::Decimal256(p, s).data_type()),
+                Decimal256Builder::with_capacity(rows)
+                    .with_data_type(Kind::Decimal256(p, s).data_type()),
                 s,
             ),
-            Kind::Date => Builder::Date(Date32Builder::new()),
+            Kind::Date => Builder::Date(Date32Builder::with_capacity(rows)),
             Kind::Timestamp { utc } => Builder::Timestamp(
-                TimestampMicrosecondBuilder::new().with_timezone_opt(utc.then_some("UTC")),
+                TimestampMicrosecondBuilder::with_capacity(rows)
+                    .with_timezone_opt(utc.then_some("UTC")),
             ),
-            Kind::Time => Builder::Time(DurationMicrosecondBuilder::new()),
-            Kind::Utf8 => Builder::Utf8(StringBuilder::new()),
-            Kind::Binary => Builder::Binary(BinaryBuilder::new()),
+            Kind::Time => Builder::Time(DurationMicrosecondBuilder::with_capacity(rows)),
+            Kind::Utf8 => Builder::Utf8(StringBuilder::with_capacity(rows, bytes)),
+            Kind::Binary => Builder::Binary(BinaryBuilder::with_capacity(rows, bytes)),
         }
     }
 
@@ -97,8 +103,8 @@ impl Builder {
     }
 
     /// Appends `value`; returns the bytes it added (roughly), for the byte budget of a batch.
-    fn append(&mut self, kind: Kind, value: Value) -> Result<usize, ValueError> {
-        if value == Value::NULL {
+    fn append(&mut self, kind: Kind, value: &Value) -> Result<usize, ValueError> {
+        if *value == Value::NULL {
             self.append_null();
             return Ok(1);
         }
@@ -110,25 +116,22 @@ impl Builder {
             Builder::UInt8(b) => b.append_value(integer(value)?),
             Builder::UInt16(b) => b.append_value(integer(value)?),
             Builder::UInt32(b) => b.append_value(integer(value)?),
-            Builder::UInt64(b) if kind == Kind::Bit => b.append_value(bits(&value)?),
+            Builder::UInt64(b) if kind == Kind::Bit => b.append_value(bits(value)?),
             Builder::UInt64(b) => b.append_value(integer(value)?),
-            Builder::Float32(b) => b.append_value(float32(&value)?),
-            Builder::Float64(b) => b.append_value(float64(&value)?),
-            Builder::Decimal128(b, scale) => {
-                let digits = decimal_digits(&text(&value)?, *scale)?;
-                b.append_value(digits.parse::<i128>().map_err(|e| e.to_string())?);
-            }
+            Builder::Float32(b) => b.append_value(float32(value)?),
+            Builder::Float64(b) => b.append_value(float64(value)?),
+            Builder::Decimal128(b, scale) => b.append_value(decimal128(value, *scale)?),
             Builder::Decimal256(b, scale) => {
-                let digits = decimal_digits(&text(&value)?, *scale)?;
+                let digits = decimal_digits(&text(value)?, *scale)?;
                 let parsed = i256::from_string(&digits)
                     .ok_or_else(|| format!("{digits} does not fit a 256-bit decimal"))?;
                 b.append_value(parsed);
             }
-            Builder::Date(b) => b.append_option(date(&value)?),
-            Builder::Timestamp(b) => b.append_option(timestamp(&value)?),
-            Builder::Time(b) => b.append_value(time(&value)?),
+            Builder::Date(b) => b.append_option(date(value)?),
+            Builder::Timestamp(b) => b.append_option(timestamp(value)?),
+            Builder::Time(b) => b.append_value(time(value)?),
             Builder::Utf8(b) => {
-                let text = text(&value)?;
+                let text = text(value)?;
                 let len = text.len();
                 b.append_value(text);
                 return Ok(len + 4);
@@ -137,7 +140,7 @@ impl Builder {
                 let Value::Bytes(bytes) = value else {
                     return Err(format!("expected bytes, got {value:?}"));
                 };
-                b.append_value(&bytes);
+                b.append_value(bytes);
                 return Ok(bytes.len() + 4);
             }
         }
@@ -167,22 +170,32 @@ impl Builder {
     }
 }
 
+/// Rows reserved up front in each column's builder (at most: batches are often smaller).
+const MAX_RESERVED_ROWS: usize = 8_192;
+/// Text bytes reserved per row in a string or binary column's builder.
+const TEXT_BYTES_PER_ROW: usize = 16;
+
 /// Accumulates rows into record batches of one schema.
 pub(super) struct BatchBuilder {
     schema: SchemaRef,
     kinds: Vec<Kind>,
     builders: Vec<Builder>,
+    /// Rows reserved in each new builder.
+    reserve: usize,
     rows: usize,
     bytes: usize,
 }
 
 impl BatchBuilder {
-    pub(super) fn new(schema: SchemaRef, kinds: Vec<Kind>) -> Self {
-        let builders = kinds.iter().map(|k| Builder::new(*k)).collect();
+    /// A builder for batches of about `batch_size` rows.
+    pub(super) fn new(schema: SchemaRef, kinds: Vec<Kind>, batch_size: usize) -> Self {
+        let reserve = batch_size.clamp(1, MAX_RESERVED_ROWS);
+        let builders = kinds.iter().map(|k| Builder::new(*k, reserve)).collect();
         BatchBuilder {
             schema,
             kinds,
             builders,
+            reserve,
             rows: 0,
             bytes: 0,
         }
@@ -200,17 +213,23 @@ impl BatchBuilder {
 
     /// Appends one row. On error, names the column; the batch under construction is then
     /// unusable (the caller stops).
-    pub(super) fn append_row(&mut self, values: Vec<Value>) -> Result<(), String> {
-        if values.len() != self.builders.len() {
+    pub(super) fn append_row(&mut self, row: &Row) -> Result<(), String> {
+        if row.len() != self.builders.len() {
             return Err(format!(
                 "a row had {} values for {} columns",
-                values.len(),
+                row.len(),
                 self.builders.len()
             ));
         }
-        for (index, value) in values.into_iter().enumerate() {
-            let added = self.builders[index]
-                .append(self.kinds[index], value)
+        for (index, (builder, kind)) in self.builders.iter_mut().zip(&self.kinds).enumerate() {
+            let value = row.as_ref(index).ok_or_else(|| {
+                format!(
+                    "column {:?}: the value is missing",
+                    self.schema.field(index).name()
+                )
+            })?;
+            let added = builder
+                .append(*kind, value)
                 .map_err(|e| format!("column {:?}: {e}", self.schema.field(index).name()))?;
             self.bytes = self.bytes.saturating_add(added);
         }
@@ -221,6 +240,10 @@ impl BatchBuilder {
     /// The rows appended so far as a batch; the builder starts over.
     pub(super) fn finish(&mut self) -> Result<RecordBatch, String> {
         let columns: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
+        // Finishing leaves empty builders: make room for the next batch at once.
+        for (builder, kind) in self.builders.iter_mut().zip(&self.kinds) {
+            *builder = Builder::new(*kind, self.reserve);
+        }
         let rows = std::mem::take(&mut self.rows);
         self.bytes = 0;
         let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(rows));
@@ -231,7 +254,7 @@ impl BatchBuilder {
 
 /// An integer of any width from a binary (or text) value, refusing values that do not fit.
 fn integer<T: TryFrom<i64> + TryFrom<u64> + std::str::FromStr>(
-    value: Value,
+    value: &Value,
 ) -> Result<T, ValueError> {
     let out_of_range = |v: &dyn std::fmt::Display| {
         format!(
@@ -240,10 +263,10 @@ fn integer<T: TryFrom<i64> + TryFrom<u64> + std::str::FromStr>(
         )
     };
     match value {
-        Value::Int(v) => T::try_from(v).map_err(|_| out_of_range(&v)),
-        Value::UInt(v) => T::try_from(v).map_err(|_| out_of_range(&v)),
+        &Value::Int(v) => T::try_from(v).map_err(|_| out_of_range(&v)),
+        &Value::UInt(v) => T::try_from(v).map_err(|_| out_of_range(&v)),
         Value::Bytes(bytes) => {
-            let text = String::from_utf8_lossy(&bytes);
+            let text = String::from_utf8_lossy(bytes);
             text.trim()
                 .parse::<T>()
                 .map_err(|_| format!("{text:?} is not an integer"))
@@ -297,18 +320,64 @@ fn bits(value: &Value) -> Result<u64, ValueError> {
 }
 
 /// A value as text: strings must be UTF-8 (the session's character set is utf8mb4).
-fn text(value: &Value) -> Result<String, ValueError> {
+/// Borrows the bytes of strings (no copy); other values are formatted.
+fn text(value: &Value) -> Result<Cow<'_, str>, ValueError> {
     match value {
-        Value::Bytes(bytes) => String::from_utf8(bytes.clone()).map_err(|_| {
+        Value::Bytes(bytes) => std::str::from_utf8(bytes).map(Cow::Borrowed).map_err(|_| {
             "the value is not valid UTF-8; select it with HEX(…) or CAST(… AS BINARY)".to_owned()
         }),
-        Value::Int(v) => Ok(v.to_string()),
-        Value::UInt(v) => Ok(v.to_string()),
-        Value::Float(v) => Ok(v.to_string()),
-        Value::Double(v) => Ok(v.to_string()),
-        Value::Date(..) | Value::Time(..) => Ok(value.as_sql(true).trim_matches('\'').to_owned()),
+        Value::Int(v) => Ok(Cow::Owned(v.to_string())),
+        Value::UInt(v) => Ok(Cow::Owned(v.to_string())),
+        Value::Float(v) => Ok(Cow::Owned(v.to_string())),
+        Value::Double(v) => Ok(Cow::Owned(v.to_string())),
+        Value::Date(..) | Value::Time(..) => {
+            Ok(Cow::Owned(value.as_sql(true).trim_matches('\'').to_owned()))
+        }
         Value::NULL => Err("unexpected NULL".to_owned()),
     }
+}
+
+/// A DECIMAL(p ≤ 38) value, unscaled at `scale`. The server's plain text (`-?digits[.digits]`)
+/// is read straight into an `i128`; anything else (or an overflow) takes the general path of
+/// [`decimal_digits`], with its errors.
+fn decimal128(value: &Value, scale: i8) -> Result<i128, ValueError> {
+    if let Value::Bytes(bytes) = value
+        && let Some(unscaled) = fast_decimal128(bytes, scale)
+    {
+        return Ok(unscaled);
+    }
+    let digits = decimal_digits(&text(value)?, scale)?;
+    digits.parse::<i128>().map_err(|e| e.to_string())
+}
+
+/// `-?digits[.digits]` at `scale` as an `i128`, or `None` for anything less plain: other
+/// characters, no digits, more significant fractional digits than the scale, or overflow.
+fn fast_decimal128(bytes: &[u8], scale: i8) -> Option<i128> {
+    let scale = usize::try_from(scale).ok()?;
+    let (negative, unsigned) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, bytes),
+    };
+    let (whole, fraction) = match unsigned.iter().position(|&b| b == b'.') {
+        Some(dot) => (&unsigned[..dot], &unsigned[dot + 1..]),
+        None => (unsigned, &[][..]),
+    };
+    if whole.is_empty() || fraction.len() > scale {
+        return None;
+    }
+    let mut magnitude: i128 = 0;
+    for &b in whole.iter().chain(fraction) {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        magnitude = magnitude
+            .checked_mul(10)?
+            .checked_add(i128::from(b - b'0'))?;
+    }
+    for _ in fraction.len()..scale {
+        magnitude = magnitude.checked_mul(10)?;
+    }
+    Some(if negative { -magnitude } else { magnitude })
 }
 
 /// The unscaled digits of the decimal `text` at `scale` (`"-1.50"` at scale 3 → `"-1500"`).
@@ -416,6 +485,42 @@ mod tests {
         assert!(decimal_digits("1e5", 2).is_err());
         assert!(decimal_digits("-", 2).is_err());
         assert_eq!("-025".parse::<i128>(), Ok(-25));
+    }
+
+    #[test]
+    fn decimals_parse_straight_from_the_bytes_like_the_general_path() {
+        let bytes = |t: &str| Value::Bytes(t.as_bytes().to_vec());
+        for (t, scale) in [
+            ("10.50", 2),
+            ("-0.25", 2),
+            ("-1.5", 3),
+            ("42", 0),
+            ("0.00", 2),
+            ("-0.00", 2),
+            ("9999999999.99", 2),
+            (".5", 1),
+            ("+1.5", 1),
+            (" 1.5 ", 1),
+            ("1.2300", 2),
+            ("99999999999999999999999999999999999999", 0),
+            ("-170141183460469231731687303715884105728", 0),
+            ("170141183460469231731687303715884105728", 0),
+            ("1.234", 2),
+            ("1e5", 2),
+            ("-", 2),
+            ("1.", 2),
+        ] {
+            let general =
+                decimal_digits(t, scale).and_then(|d| d.parse::<i128>().map_err(|e| e.to_string()));
+            assert_eq!(
+                decimal128(&bytes(t), scale),
+                general,
+                "{t:?} at scale {scale}"
+            );
+        }
+        assert_eq!(fast_decimal128(b"-12.5", 2), Some(-1250));
+        assert_eq!(fast_decimal128(b"1.234", 2), None);
+        assert_eq!(decimal128(&Value::Int(7), 2), Ok(700));
     }
 
     #[test]

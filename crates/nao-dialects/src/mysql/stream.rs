@@ -352,7 +352,7 @@ async fn stream_rows(
             return (health, report(&mut pending_schema, job.map(e, None)));
         }
     };
-    let mut builder = BatchBuilder::new(Arc::clone(&schema), kinds);
+    let mut builder = BatchBuilder::new(Arc::clone(&schema), kinds, job.batch_size);
     let mut rows: u64 = 0;
     let mut terminal = Terminal::End;
     // Made once, not per row: a timer registered for every row costs more than the row.
@@ -413,7 +413,7 @@ async fn stream_rows(
                 }
             }
         };
-        if let Err(message) = builder.append_row(row.unwrap()) {
+        if let Err(message) = builder.append_row(&row) {
             terminal = Terminal::Error(DialectError::Unsupported {
                 database: job.database().to_owned(),
                 what: format!(
