@@ -281,3 +281,66 @@ pub(crate) fn header_map(
     }
     Ok(headers)
 }
+
+/// The setters every provider builder shares, over its `settings: HttpSettings` field.
+macro_rules! http_setters {
+    () => {
+        /// The time allowed to connect (default 10 s).
+        pub fn connect_timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.settings.connect_timeout = timeout;
+            self
+        }
+
+        /// The time allowed for one attempt of a request: the whole answer when not streaming,
+        /// the response headers when streaming (default 600 s).
+        pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.settings.request_timeout = timeout;
+            self
+        }
+
+        /// The longest silence allowed between two chunks of a stream (default 120 s).
+        pub fn stream_idle_timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.settings.stream_idle_timeout = timeout;
+            self
+        }
+
+        /// Retries after a retryable failure (default 2).
+        pub fn max_retries(mut self, retries: u32) -> Self {
+            self.settings.retry.max_retries = retries;
+            self
+        }
+
+        /// The base and the largest backoff delay between retries (default 500 ms, 8 s).
+        pub fn backoff(mut self, initial: std::time::Duration, max: std::time::Duration) -> Self {
+            self.settings.retry = self.settings.retry.with_backoff(initial, max);
+            self
+        }
+
+        /// The whole retry policy.
+        pub fn retry_policy(mut self, policy: crate::RetryPolicy) -> Self {
+            self.settings.retry = policy;
+            self
+        }
+
+        /// The largest response body, or total streamed bytes, accepted (default 32 MiB).
+        pub fn max_response_bytes(mut self, max: usize) -> Self {
+            self.settings.max_response_bytes = max;
+            self
+        }
+
+        /// The longest line, or event, of a stream accepted (default 4 MiB).
+        pub fn max_sse_line_bytes(mut self, max: usize) -> Self {
+            self.settings.max_sse_line_bytes = max;
+            self
+        }
+
+        /// Connects directly, ignoring the `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` environment
+        /// variables (honoured by default), e.g. for a model server on localhost.
+        pub fn no_proxy(mut self) -> Self {
+            self.settings.use_env_proxy = false;
+            self
+        }
+    };
+}
+
+pub(crate) use http_setters;
