@@ -3,56 +3,42 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::{Arc, OnceLock};
+mod common;
 
+use std::sync::OnceLock;
+
+use common::DemoTools;
+
+use nao_core::ChartType;
 use nao_core::chart::{ChartSpec, Series, to_vega_lite};
-use nao_core::{ChartType, Databases, Dialect, ToolCall, ToolContext, ToolRegistry, tools};
-use nao_dialects::demo::DemoScale;
-use nao_dialects::sqlite::SqliteDialect;
 use serde_json::{Value, json};
 
-fn shop() -> Arc<dyn Dialect> {
-    Arc::new(SqliteDialect::demo("shop", DemoScale::Small).unwrap())
-}
-
+/// The tools over the demo shop, with display_chart helpers.
 struct Env {
-    registry: ToolRegistry,
-    ctx: ToolContext,
+    tools: DemoTools,
 }
 
 impl Env {
     fn new() -> Self {
         Env {
-            registry: tools::default_tools(),
-            ctx: ToolContext::new(Databases::new().with(shop())),
+            tools: DemoTools::new(),
         }
     }
 
     async fn query(&self, sql: &str) -> String {
-        let call = ToolCall::new("q", "execute_sql", json!({ "sql_query": sql }));
-        let result = self.registry.call(&call, &self.ctx).await;
-        assert!(!result.is_error, "{}", result.content);
-        result.structured.unwrap()["query_id"]
-            .as_str()
-            .unwrap()
-            .to_owned()
+        self.tools.query(sql).await
     }
 
     async fn chart(&self, args: Value) -> nao_core::ToolResult {
-        let call = ToolCall::new("c", "display_chart", args);
-        self.registry.call(&call, &self.ctx).await
+        self.tools.call("display_chart", args).await
     }
 
     async fn ok(&self, args: Value) -> Value {
-        let result = self.chart(args).await;
-        assert!(!result.is_error, "{}", result.content);
-        result.structured.unwrap()
+        self.tools.ok("display_chart", args).await
     }
 
     async fn err(&self, args: Value) -> String {
-        let result = self.chart(args).await;
-        assert!(result.is_error, "expected an error: {}", result.content);
-        result.content
+        self.tools.err("display_chart", args).await
     }
 }
 
@@ -241,7 +227,7 @@ async fn every_chart_type_is_accepted_and_pushed_as_an_artifact() {
                 .is_empty()
         );
     }
-    let artifacts = env.ctx.artifacts();
+    let artifacts = env.tools.ctx.artifacts();
     assert_eq!(artifacts.len(), charts.len());
     assert!(artifacts.iter().all(|a| a.kind == "chart"));
     assert!(artifacts[0].content["spec"]["series"].is_array());
@@ -680,7 +666,7 @@ async fn field_names_with_dots_are_escaped() {
         .query("SELECT 'a' AS \"x.y\", 1 AS \"v[0]\" UNION ALL SELECT 'b', 2")
         .await;
     let result = env
-        .ctx
+        .tools.ctx
         .results()
         .get(&nao_core::QueryId::from_model(q.clone()))
         .await

@@ -3,21 +3,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
+mod common;
+
+use common::DemoTools;
 
 use nao_core::story::{MAX_STORY_BYTES, TagKind, scan_tags};
-use nao_core::{Databases, Dialect, ToolCall, ToolContext, ToolRegistry, tools};
-use nao_dialects::demo::DemoScale;
-use nao_dialects::sqlite::SqliteDialect;
 use serde_json::{Value, json};
 
-fn shop() -> Arc<dyn Dialect> {
-    Arc::new(SqliteDialect::demo("shop", DemoScale::Small).unwrap())
-}
-
+/// The tools over the demo shop with two stored results, and story helpers.
 struct Env {
-    registry: ToolRegistry,
-    ctx: ToolContext,
+    tools: DemoTools,
     monthly: String,
     category: String,
 }
@@ -29,44 +24,26 @@ const BY_CATEGORY: &str = "SELECT p.category, SUM(i.quantity * i.unit_price) AS 
 
 impl Env {
     async fn new() -> Self {
-        let registry = tools::default_tools();
-        let ctx = ToolContext::new(Databases::new().with(shop()));
-        let mut env = Env {
-            registry,
-            ctx,
-            monthly: String::new(),
-            category: String::new(),
-        };
-        env.monthly = env.query(MONTHLY).await;
-        env.category = env.query(BY_CATEGORY).await;
-        env
-    }
-
-    async fn query(&self, sql: &str) -> String {
-        let call = ToolCall::new("q", "execute_sql", json!({ "sql_query": sql }));
-        let result = self.registry.call(&call, &self.ctx).await;
-        assert!(!result.is_error, "{}", result.content);
-        result.structured.unwrap()["query_id"]
-            .as_str()
-            .unwrap()
-            .to_owned()
+        let tools = DemoTools::new();
+        let monthly = tools.query(MONTHLY).await;
+        let category = tools.query(BY_CATEGORY).await;
+        Env {
+            tools,
+            monthly,
+            category,
+        }
     }
 
     async fn story(&self, args: Value) -> nao_core::ToolResult {
-        let call = ToolCall::new("s", "story", args);
-        self.registry.call(&call, &self.ctx).await
+        self.tools.call("story", args).await
     }
 
     async fn ok(&self, args: Value) -> Value {
-        let result = self.story(args).await;
-        assert!(!result.is_error, "{}", result.content);
-        result.structured.unwrap()
+        self.tools.ok("story", args).await
     }
 
     async fn err(&self, args: Value) -> String {
-        let result = self.story(args).await;
-        assert!(result.is_error, "expected an error: {}", result.content);
-        result.content
+        self.tools.err("story", args).await
     }
 
     fn good_story(&self) -> String {
@@ -129,19 +106,25 @@ async fn create_update_replace_lists_versions() {
         result.content
     );
 
-    let versions = env.ctx.story_store().versions("q3-review").unwrap();
+    let versions = env.tools.ctx.story_store().versions("q3-review").unwrap();
     let numbers: Vec<u32> = versions.iter().map(|v| v.number).collect();
     assert_eq!(numbers, [1, 2, 3, 4]);
     assert!(versions[1].code.contains("Revenue grew by a third."));
     assert!(!versions[1].code.contains("Revenue grew.\n"));
     assert_eq!(versions[0].code, env.good_story());
     assert_eq!(versions[2].code, "# Short\n\nNothing to chart.\n");
-    let story = env.ctx.story_store().get("q3-review").unwrap().unwrap();
+    let story = env
+        .tools
+        .ctx
+        .story_store()
+        .get("q3-review")
+        .unwrap()
+        .unwrap();
     assert_eq!(story.title, "Q3 in short");
     assert_eq!(story.versions.len(), 4);
 
     let artifacts: Vec<_> = env
-        .ctx
+        .tools.ctx
         .artifacts()
         .into_iter()
         .filter(|a| a.kind == "story")
@@ -175,7 +158,7 @@ async fn create_refuses_an_existing_id_and_update_an_unknown_one() {
         .err(json!({"action": "update", "id": "a", "code": "x"}))
         .await;
     assert!(e.contains("update does not take code"), "{e}");
-    assert_eq!(env.ctx.story_store().versions("a").unwrap().len(), 1);
+    assert_eq!(env.tools.ctx.story_store().versions("a").unwrap().len(), 1);
 }
 
 #[tokio::test]
@@ -197,12 +180,12 @@ async fn update_needs_exactly_one_match() {
         .await;
     assert!(e.contains("occurs 2 times"), "{e}");
     assert!(e.contains("lines 3, 5"), "{e}");
-    assert_eq!(env.ctx.story_store().versions("s").unwrap().len(), 1);
+    assert_eq!(env.tools.ctx.story_store().versions("s").unwrap().len(), 1);
     let out = env
         .ok(json!({"action": "update", "id": "s", "search": "more sales up", "replace": ""}))
         .await;
     assert_eq!(out["version"], 2);
-    let latest = env.ctx.story_store().latest("s").unwrap().unwrap();
+    let latest = env.tools.ctx.story_store().latest("s").unwrap().unwrap();
     assert_eq!(latest.code, "# Title\n\nsales up\n\n\n");
 }
 
@@ -219,7 +202,7 @@ async fn refused(env: &Env, code: &str, at: &str, words: &str) {
     let e = env.invalid(code).await;
     assert!(e.contains(&format!("- {at}: ")), "expected {at} in: {e}");
     assert!(e.contains(words), "expected {words:?} in: {e}");
-    assert!(env.ctx.story_store().latest("bad").unwrap().is_none());
+    assert!(env.tools.ctx.story_store().latest("bad").unwrap().is_none());
 }
 
 #[tokio::test]
