@@ -666,7 +666,8 @@ async fn field_names_with_dots_are_escaped() {
         .query("SELECT 'a' AS \"x.y\", 1 AS \"v[0]\" UNION ALL SELECT 'b', 2")
         .await;
     let result = env
-        .tools.ctx
+        .tools
+        .ctx
         .results()
         .get(&nao_core::QueryId::from_model(q.clone()))
         .await

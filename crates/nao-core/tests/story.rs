@@ -124,7 +124,8 @@ async fn create_update_replace_lists_versions() {
     assert_eq!(story.versions.len(), 4);
 
     let artifacts: Vec<_> = env
-        .tools.ctx
+        .tools
+        .ctx
         .artifacts()
         .into_iter()
         .filter(|a| a.kind == "story")
