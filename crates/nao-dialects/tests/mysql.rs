@@ -856,6 +856,33 @@ async fn a_wrong_port_is_a_connection_error_and_passwords_never_show() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn required_tls_never_falls_back_to_clear_text() {
+    let Some(url) = server_url() else { return };
+    let test = TestDb::create(&url).await;
+    let mut root = test.root_conn().await;
+    let have_ssl: Option<String> = root.query_first("SELECT @@have_ssl").await.unwrap_or(None);
+    if have_ssl.as_deref() == Some("YES") {
+        eprintln!("this server offers TLS: the clear-text refusal cannot be shown here");
+        return;
+    }
+    // The server has no TLS: a URL that requires it must not connect at all.
+    let error = MySqlDialect::connect("tls", &format!("{}?require_ssl=true", test.ro_url()))
+        .await
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        matches!(error, DialectError::Connection { .. }),
+        "{error:?}"
+    );
+    let shown = format!("{error} {error:?}");
+    assert!(!shown.contains(&test.password), "{shown}");
+    assert!(
+        shown.to_lowercase().contains("ssl") || shown.contains("TLS"),
+        "{shown}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn introspection_reads_comments_views_and_types() {
     let Some(url) = server_url() else { return };
     let test = TestDb::create(&url).await;

@@ -989,9 +989,12 @@ async fn unreachable_servers_are_connection_errors_without_the_password() {
     assert_no_password(&opened.to_string());
     assert_no_password(&format!("{opened:?}"));
 
-    let tls = format!("postgres://someone:{PASSWORD}@127.0.0.1:1/db?sslmode=require");
+    let tls = format!(
+        "postgres://someone:{PASSWORD}@127.0.0.1:1/db?sslmode=verify-full&sslrootcert=/nonexistent.pem"
+    );
     let error = PostgresDialect::open_url("pg", &tls).await.unwrap_err();
-    assert!(error.to_string().contains("TLS"), "{error}");
+    assert!(error.to_string().contains("/nonexistent.pem"), "{error}");
+    assert_no_password(&error.to_string());
     assert_no_password(&format!("{error:?}"));
 
     let malformed = format!("postgres://someone:{PASSWORD}@127.0.0.1:1/db?bogus_option=1");

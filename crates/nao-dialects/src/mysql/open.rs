@@ -122,10 +122,18 @@ pub(super) async fn connect(database: &str, opts: Opts) -> Result<Opened, Dialec
     let fail = |e: mysql_async::Error| {
         let mapped = errors::from_mysql(database, e, CONNECT_TIMEOUT, None);
         match mapped {
+            // Nothing runs yet: a driver or server failure here (TLS refused, too many
+            // connections, …) is a failure to connect.
             DialectError::Connection {
                 database,
                 message,
                 source,
+            }
+            | DialectError::Engine {
+                database,
+                message,
+                source,
+                ..
             } => DialectError::Connection {
                 database,
                 message: format!("could not connect to {target}: {message}"),

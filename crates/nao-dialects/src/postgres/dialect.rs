@@ -14,6 +14,7 @@ use tokio_postgres::config::Host;
 use tokio_postgres::{Client, Config, Transaction};
 
 use super::pool::Pool;
+use super::tls::TlsSettings;
 use super::{catalog, errors, stream};
 
 /// A PostgreSQL database (or a wire-compatible engine), read through a pool of connections
@@ -28,15 +29,31 @@ pub struct PostgresDialect {
 
 impl PostgresDialect {
     /// Connects to the server `config` describes (one connection, to fail early when the
-    /// server is unreachable or refuses the role) and keeps it in the pool.
+    /// server is unreachable or refuses the role) and keeps it in the pool. TLS follows
+    /// `config`'s `sslmode` (`disable`, `prefer` or `require`); use
+    /// [`connect_with_tls`](Self::connect_with_tls) to verify the server's certificate.
     ///
     /// # Errors
-    /// [`DialectError::Connection`] when the configuration asks for TLS (not supported yet),
-    /// the server cannot be reached, or it refuses the login. The message never contains the
-    /// password.
+    /// [`DialectError::Connection`] when the server cannot be reached, the TLS handshake fails,
+    /// or the server refuses the login. The message never contains the password.
     pub async fn connect(name: impl Into<String>, config: Config) -> Result<Self, DialectError> {
+        let tls = TlsSettings::from_driver(&config);
+        PostgresDialect::connect_with_tls(name, config, &tls).await
+    }
+
+    /// [`connect`](Self::connect)s with `tls` deciding how the connection is encrypted and
+    /// whether the server's certificate is checked (`config`'s own `sslmode` is replaced).
+    ///
+    /// # Errors
+    /// As [`connect`](Self::connect), and [`DialectError::Connection`] when a certificate file
+    /// is missing or unreadable or the settings contradict each other (the message says which).
+    pub async fn connect_with_tls(
+        name: impl Into<String>,
+        config: Config,
+        tls: &TlsSettings,
+    ) -> Result<Self, DialectError> {
         let name: String = name.into();
-        let pool = Pool::new(&name, config)?;
+        let pool = Pool::new(&name, config, tls)?;
         let first = pool.connect().await?;
         pool.put(first);
         Ok(PostgresDialect {
@@ -45,20 +62,24 @@ impl PostgresDialect {
         })
     }
 
-    /// Parses a `postgres://` or `postgresql://` URL (or a `key=value` connection string) and
-    /// [`connect`](Self::connect)s.
+    /// Parses a `postgres://` or `postgresql://` URL (or a `key=value` connection string),
+    /// with libpq's TLS parameters (`sslmode` up to `verify-full`, `sslrootcert`, `sslcert`,
+    /// `sslkey`), and [`connect_with_tls`](Self::connect_with_tls)s.
     ///
     /// # Errors
     /// [`DialectError::Connection`] when the URL is malformed (the message names the problem,
-    /// not the URL, which may hold a password), and as [`connect`](Self::connect).
+    /// not the URL, which may hold a password), and as
+    /// [`connect_with_tls`](Self::connect_with_tls).
     pub async fn open_url(name: impl Into<String>, url: &str) -> Result<Self, DialectError> {
         let name: String = name.into();
-        let config = Config::from_str(url).map_err(|e| DialectError::Connection {
+        let invalid = |message: String| DialectError::Connection {
             database: name.clone(),
-            message: format!("invalid PostgreSQL URL: {e}"),
+            message: format!("invalid PostgreSQL URL: {message}"),
             source: None,
-        })?;
-        PostgresDialect::connect(name, config).await
+        };
+        let (tls, rest) = TlsSettings::from_connection_string(url).map_err(invalid)?;
+        let config = Config::from_str(&rest).map_err(|e| invalid(e.to_string()))?;
+        PostgresDialect::connect_with_tls(name, config, &tls).await
     }
 
     /// Opens a READ ONLY transaction for a catalogue read, with the default time limit.

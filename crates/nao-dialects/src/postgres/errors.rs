@@ -26,6 +26,22 @@ pub(super) fn stopped(database: &str, reason: StopReason) -> DialectError {
     }
 }
 
+/// `error`'s message followed by its causes' (tokio-postgres leaves them out: "error
+/// performing TLS handshake" alone does not say that the certificate was refused).
+fn with_causes(error: &tokio_postgres::Error) -> String {
+    let mut message = error.to_string();
+    let mut cause = std::error::Error::source(error);
+    while let Some(current) = cause {
+        let text = current.to_string();
+        if !message.ends_with(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        cause = current.source();
+    }
+    message
+}
+
 /// Maps an error of a statement to its kind. `stop` is why the adapter cancelled the
 /// statement, if it did; `limit` is the statement's time limit (for `statement_timeout`).
 pub(super) fn from_postgres(
@@ -41,7 +57,7 @@ pub(super) fn from_postgres(
         }
         // No server error: the connection broke, or the driver met something it could not
         // handle (a COPY stream, say).
-        let message = error.to_string();
+        let message = with_causes(&error);
         let lost = error.is_closed()
             || std::error::Error::source(&error)
                 .is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some());

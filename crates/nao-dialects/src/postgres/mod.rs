@@ -19,16 +19,41 @@
 //! ## Opening
 //! [`PostgresDialect::open_url`] (and [`crate::open`]) take `postgres://user[:password]@host
 //! [:port]/db[?options]`, `postgresql://…` or a `key=value` connection string, parsed by
-//! tokio-postgres; [`PostgresDialect::connect`] takes a [`driver::Config`]. One connection is
+//! tokio-postgres (with libpq's TLS parameters, see [TLS](#tls)); [`PostgresDialect::connect`]
+//! takes a [`driver::Config`]. One connection is
 //! made at once, so an unreachable server or a refused login is a
 //! [`Connection`](nao_core::DialectError::Connection) error from opening (a URL without
 //! `connect_timeout` gets 10 seconds). The password never appears in `Debug`, `Display` or any
 //! error: `Debug` shows the hosts, ports, database and user, and a malformed URL is reported by
 //! what is wrong with it, not by its text.
 //!
-//! **TLS is not supported yet.** `sslmode=disable` and `sslmode=prefer` (the default) connect
-//! without TLS; `sslmode=require` fails with a `Connection` error instead of connecting in clear
-//! text. Use a trusted network, a Unix socket or a TLS-terminating proxy until then.
+//! ## TLS
+//! TLS runs on rustls (ring), with libpq's parameter names and meanings, so connection strings
+//! written for `psql` work unchanged. In a URL or connection string:
+//!
+//! | `sslmode` | encrypted | server certificate checked |
+//! |---|---|---|
+//! | `disable` | no | — |
+//! | `prefer` (the default) | when the server offers TLS | only if root certificates are available, as in `verify-ca` |
+//! | `require` | yes, or no connection | only if root certificates are available, as in `verify-ca` |
+//! | `verify-ca` | yes | chains to a trusted root; any host name |
+//! | `verify-full` | yes | chains to a trusted root and names the host |
+//!
+//! The trusted roots are `sslrootcert=/path/ca.pem` (PEM, one or more certificates),
+//! `sslrootcert=system` (the operating system's store; the mode then defaults to, and must
+//! be, `verify-full`), or else `~/.postgresql/root.crt` when it exists. Without roots,
+//! `verify-ca` and `verify-full` refuse to connect and say why. `sslcert` and `sslkey` (PEM,
+//! the key unencrypted) present a client certificate. `sslpassword`, `sslcrl`, `sslcrldir`
+//! and libpq's `allow` mode are refused rather than ignored. The files are read when the
+//! adapter opens, so a missing or malformed one is an error then, naming the file.
+//!
+//! In code, [`PostgresDialect::connect_with_tls`] takes the same settings as a
+//! [`TlsSettings`]; [`PostgresDialect::connect`] follows the driver `Config`'s own `sslmode`
+//! (`disable`, `prefer`, `require`).
+//!
+//! Only `verify-full` stops a man in the middle; `require` without roots protects against
+//! eavesdropping only. Channel binding is not offered: SCRAM authentication runs as
+//! `SCRAM-SHA-256` (so `channel_binding=require` fails to connect).
 //!
 //! ## Read-only, in layers
 //! The SQL guard only lets reads through ([`ReadOnlySql`](nao_core::guard::ReadOnlySql)); the
@@ -145,9 +170,11 @@ mod errors;
 mod numeric;
 mod pool;
 mod stream;
+mod tls;
 mod types;
 
 pub use dialect::{PostgresDialect, open_url};
+pub use tls::{TlsMode, TlsSettings, TrustRoots};
 
 /// The tokio-postgres crate this adapter is built on, so hosts can build a
 /// [`Config`](driver::Config) for [`PostgresDialect::connect`].

@@ -5,10 +5,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use nao_core::DialectError;
-use tokio_postgres::config::SslMode;
-use tokio_postgres::{Client, Config, NoTls};
+use tokio_postgres::{Client, Config};
 
 use super::errors;
+use super::tls::{Connector, TlsSettings};
 
 /// Idle connections kept for reuse.
 pub(super) const MAX_IDLE: usize = 4;
@@ -27,26 +27,26 @@ const SESSION_SETUP: &str = "SET standard_conforming_strings = on; \
 pub(super) struct Pool {
     database: String,
     config: Config,
+    tls: Connector,
     idle: Mutex<Vec<Client>>,
 }
 
 impl Pool {
-    /// A pool for `config`. Refuses configurations that ask for TLS, which the adapter does not
-    /// support yet, rather than connecting in clear text.
-    pub(super) fn new(database: &str, mut config: Config) -> Result<Self, DialectError> {
-        match config.get_ssl_mode() {
-            SslMode::Disable | SslMode::Prefer => {}
-            _ => {
-                return Err(DialectError::Connection {
-                    database: database.to_owned(),
-                    message: "TLS is not supported yet by the PostgreSQL adapter, and this \
-                              connection requires it (sslmode=require); connect over a trusted \
-                              network or a local socket with sslmode=disable"
-                        .to_owned(),
-                    source: None,
-                });
-            }
-        }
+    /// A pool for `config`, connecting with `tls` (which decides the TLS mode; `config`'s
+    /// own `sslmode` is replaced). Reads the certificate files now, so a missing or bad one
+    /// fails here.
+    pub(super) fn new(
+        database: &str,
+        mut config: Config,
+        tls: &TlsSettings,
+    ) -> Result<Self, DialectError> {
+        let tls = tls
+            .connector(&mut config)
+            .map_err(|message| DialectError::Connection {
+                database: database.to_owned(),
+                message,
+                source: None,
+            })?;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(DEFAULT_CONNECT_TIMEOUT);
         }
@@ -56,6 +56,7 @@ impl Pool {
         Ok(Pool {
             database: database.to_owned(),
             config,
+            tls,
             idle: Mutex::new(Vec::new()),
         })
     }
@@ -103,7 +104,7 @@ impl Pool {
     /// Opens a connection and applies [`SESSION_SETUP`].
     pub(super) async fn connect(&self) -> Result<Client, DialectError> {
         let fail = |e| errors::from_postgres(&self.database, e, None, Duration::ZERO);
-        let (client, connection) = self.config.connect(NoTls).await.map_err(fail)?;
+        let (client, connection) = self.config.connect(self.tls.clone()).await.map_err(fail)?;
         let database = self.database.clone();
         tokio::spawn(async move {
             if let Err(e) = connection.await {
