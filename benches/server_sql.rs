@@ -1,7 +1,9 @@
 //! execute_sql end to end (guard + execute + Arrow conversion + store + render) against the raw
-//! driver collecting the same 100 000 rows, on the live PostgreSQL and MariaDB/MySQL servers
-//! named by `NAO_TEST_POSTGRES_URL` and `NAO_TEST_MYSQL_URL` (each skipped, with a line saying so,
-//! when its variable is unset). Times side by side in one run, medians of interleaved rounds.
+//! driver on the same 100 000 rows, on the live PostgreSQL and MariaDB/MySQL servers named by
+//! `NAO_TEST_POSTGRES_URL` and `NAO_TEST_MYSQL_URL` (each skipped, with a line saying so, when
+//! its variable is unset). Two baselines: the driver collecting the rows (`Vec<Row>`, what an
+//! application does), and the driver streaming them and dropping each (the least a reader can
+//! do). Times side by side in one run, medians of interleaved rounds.
 //!
 //! `cargo bench --bench server_sql --features postgres,mysql`
 #![allow(
@@ -17,11 +19,12 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use nao::core::{Databases, Dialect, Settings, ToolCall, ToolContext, tools};
 use nao::dialects::mysql::{MySqlDialect, driver as mysql};
 use nao::dialects::postgres::{PostgresDialect, driver as pg};
 use serde_json::json;
-use support::side_by_side;
+use support::interleaved;
 
 const ROWS: u64 = 100_000;
 const ROUNDS: usize = 9;
@@ -41,10 +44,12 @@ async fn execute_sql(ctx: &ToolContext, sql: &str) -> u64 {
     result.row_count.unwrap_or(0)
 }
 
-fn report(server: &str, ours: Duration, raw: Duration) {
+fn report(server: &str, ours: Duration, collected: Duration, streamed: Duration) {
     println!(
-        "  {server:<9} {ROWS} rows: execute_sql {ours:>10.2?}   raw driver {raw:>10.2?}   ratio {:.3}x",
-        ours.as_secs_f64() / raw.as_secs_f64()
+        "  {server:<9} {ROWS} rows: execute_sql {ours:>9.2?} | raw driver collecting {collected:>9.2?}: \
+         ratio {:.3}x | raw driver streaming {streamed:>9.2?}: ratio {:.3}x",
+        ours.as_secs_f64() / collected.as_secs_f64(),
+        ours.as_secs_f64() / streamed.as_secs_f64()
     );
 }
 
@@ -75,19 +80,29 @@ fn postgres(rt: &tokio::runtime::Runtime, url: &str) {
         .block_on(pg::connect(url, pg::NoTls))
         .expect("raw client");
     rt.spawn(raw_connection);
-    let (ours, raw) = side_by_side(
+    let medians = interleaved(
         ROUNDS,
-        || assert_eq!(rt.block_on(execute_sql(&ctx, &sql)), ROWS),
-        || {
-            assert_eq!(
-                rt.block_on(raw_client.query(sql.as_str(), &[]))
-                    .unwrap()
-                    .len() as u64,
-                ROWS
-            )
-        },
+        &mut [
+            &mut || assert_eq!(rt.block_on(execute_sql(&ctx, &sql)), ROWS),
+            &mut || {
+                let rows = rt.block_on(raw_client.query(sql.as_str(), &[])).unwrap();
+                assert_eq!(rows.len() as u64, ROWS);
+            },
+            &mut || {
+                let streamed = rt.block_on(async {
+                    let params: [&str; 0] = [];
+                    let rows = raw_client.query_raw(sql.as_str(), params).await.unwrap();
+                    rows.fold(0u64, |n, row| async move {
+                        black_box(row.unwrap());
+                        n + 1
+                    })
+                    .await
+                });
+                assert_eq!(streamed, ROWS);
+            },
+        ],
     );
-    report("postgres", ours, raw);
+    report("postgres", medians[0], medians[1], medians[2]);
     rt.block_on(admin.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")))
         .expect("cleanup");
 }
@@ -114,16 +129,37 @@ fn mysql(rt: &tokio::runtime::Runtime, url: &str) {
         .block_on(MySqlDialect::connect("mysql", url))
         .expect("mysql adapter");
     let ctx = context(Arc::new(dialect));
-    let mut raw = rt.block_on(pool.get_conn()).expect("raw connection");
-    let (ours, raw_time) = side_by_side(
+    let raw = rt.block_on(pool.get_conn()).expect("raw connection");
+    let raw = std::cell::RefCell::new(raw);
+    let medians = interleaved(
         ROUNDS,
-        || assert_eq!(rt.block_on(execute_sql(&ctx, &sql)), ROWS),
-        || {
-            let rows: Vec<mysql::Row> = rt.block_on(raw.exec(sql.as_str(), ())).unwrap();
-            assert_eq!(rows.len() as u64, ROWS);
-        },
+        &mut [
+            &mut || assert_eq!(rt.block_on(execute_sql(&ctx, &sql)), ROWS),
+            &mut || {
+                let mut raw = raw.borrow_mut();
+                let rows: Vec<mysql::Row> = rt.block_on(raw.exec(sql.as_str(), ())).unwrap();
+                assert_eq!(rows.len() as u64, ROWS);
+            },
+            &mut || {
+                let mut raw = raw.borrow_mut();
+                let streamed = rt.block_on(async {
+                    let mut result = raw.exec_iter(sql.as_str(), ()).await.unwrap();
+                    let mut n = 0u64;
+                    result
+                        .for_each(|row| {
+                            black_box(row);
+                            n += 1;
+                        })
+                        .await
+                        .unwrap();
+                    n
+                });
+                assert_eq!(streamed, ROWS);
+            },
+        ],
     );
-    report("mysql", ours, raw_time);
+    report("mysql", medians[0], medians[1], medians[2]);
+    let raw = raw.into_inner();
     rt.block_on(admin.query_drop(format!("DROP DATABASE {database}")))
         .expect("cleanup");
     drop((raw, admin));

@@ -10,19 +10,25 @@ pub(crate) fn median(mut samples: Vec<Duration>) -> Duration {
 
 /// Times `a` and `b` interleaved, round by round, so machine noise hits both alike, and returns
 /// their medians.
+#[allow(dead_code)] // Not every bench that includes this module compares two runs.
 pub(crate) fn side_by_side(
     rounds: usize,
     mut a: impl FnMut(),
     mut b: impl FnMut(),
 ) -> (Duration, Duration) {
-    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    let medians = interleaved(rounds, &mut [&mut a, &mut b]);
+    (medians[0], medians[1])
+}
+
+/// Times each of `runs` once per round, in turn, and returns their medians in order.
+pub(crate) fn interleaved(rounds: usize, runs: &mut [&mut dyn FnMut()]) -> Vec<Duration> {
+    let mut samples = vec![Vec::with_capacity(rounds); runs.len()];
     for _ in 0..rounds {
-        let start = Instant::now();
-        a();
-        ta.push(start.elapsed());
-        let start = Instant::now();
-        b();
-        tb.push(start.elapsed());
+        for (run, times) in runs.iter_mut().zip(&mut samples) {
+            let start = Instant::now();
+            run();
+            times.push(start.elapsed());
+        }
     }
-    (median(ta), median(tb))
+    samples.into_iter().map(median).collect()
 }

@@ -15,7 +15,7 @@ use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::FieldRef;
 use tokio_postgres::types::{FromSql, Type};
 
-use super::numeric::Numeric;
+use super::numeric::{self, Numeric};
 use super::types::PgType;
 
 /// Days from 1970-01-01 (Arrow's epoch) to 2000-01-01 (PostgreSQL's).
@@ -222,10 +222,13 @@ impl ColumnBuilder {
                 b.append_value(IntervalMonthDayNano::new(months, days, nanoseconds));
             }
             ColumnBuilder::Decimal128(b, precision, scale) => {
-                let value = Numeric::parse(raw)?.to_unscaled(*precision, *scale)?;
-                let value = value
-                    .to_i128()
-                    .ok_or("a decimal beyond Decimal128's range")?;
+                let value = match numeric::unscaled_i128(raw, *precision, *scale) {
+                    Some(value) => value,
+                    None => Numeric::parse(raw)?
+                        .to_unscaled(*precision, *scale)?
+                        .to_i128()
+                        .ok_or("a decimal beyond Decimal128's range")?,
+                };
                 b.append_value(value);
             }
             ColumnBuilder::Decimal256(b, precision, scale) => {
