@@ -21,7 +21,7 @@ use nao::core::{
     Completion, CompletionRequest, Dialect, DialectError, FinishReason, Message, ModelProvider,
 };
 use nao::core::{ToolCall, Usage};
-use nao::dialects::demo::{DemoScale, generate};
+use nao::dialects::demo::DemoScale;
 use serde_json::json;
 
 /// The question the scripted model answers.
@@ -41,34 +41,13 @@ WHERE o.status NOT IN ('cancelled', 'refunded') \
 AND o.ordered_at >= '2024-01-01' AND o.ordered_at < '2025-01-01' \
 GROUP BY p.category ORDER BY revenue DESC";
 
-/// The demo shop on the embedded engine.
+/// The demo shop on the embedded engine, with its table and column comments.
 pub(crate) fn demo_database(scale: DemoScale) -> Result<Arc<dyn Dialect>, DialectError> {
-    let tables = generate(scale).map_err(|e| DialectError::Unsupported {
-        database: "shop".into(),
-        what: format!("generating the demo data failed: {e}"),
-    })?;
     #[cfg(feature = "duckdb")]
-    {
-        use nao::dialects::duckdb::{DuckDbDialect, load_batches};
-        let shop = DuckDbDialect::in_memory("shop", move |conn| {
-            for table in &tables {
-                load_batches(conn, table.name, &table.batches)?;
-            }
-            Ok(())
-        })?;
-        Ok(Arc::new(shop))
-    }
+    let shop = nao::dialects::duckdb::DuckDbDialect::demo("shop", scale)?;
     #[cfg(not(feature = "duckdb"))]
-    {
-        use nao::dialects::sqlite::{SqliteDialect, load_batches};
-        let shop = SqliteDialect::in_memory("shop", move |conn| {
-            for table in &tables {
-                load_batches(conn, table.name, &table.batches)?;
-            }
-            Ok(())
-        })?;
-        Ok(Arc::new(shop))
-    }
+    let shop = nao::dialects::sqlite::SqliteDialect::demo("shop", scale)?;
+    Ok(Arc::new(shop))
 }
 
 /// The rows of the last Markdown result table the model was shown, as cells (without the

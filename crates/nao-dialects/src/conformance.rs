@@ -322,3 +322,51 @@ pub async fn dropping_the_stream_stops_the_query(dialect: &dyn Dialect) {
         "{name}: the adapter must serve the next query after a dropped stream"
     );
 }
+
+/// For adapters that load the demo shop ([`crate::demo`]): every table's comment and every
+/// column comment of the generated data comes back from the catalogue.
+pub async fn demo_is_described(dialect: &dyn Dialect) {
+    let name = dialect.name().to_owned();
+    let expected = crate::demo::generate(crate::demo::DemoScale::Small)
+        .unwrap_or_else(|e| panic!("{name}: generating the demo data failed: {e}"));
+    let listed = dialect
+        .list_tables(&TableFilter::default())
+        .await
+        .unwrap_or_else(|e| panic!("{name}: list_tables failed: {e}"));
+    for table in &expected {
+        let info = listed
+            .iter()
+            .find(|t| t.name == table.name)
+            .unwrap_or_else(|| panic!("{name}: the demo table {} is not listed", table.name));
+        assert_eq!(
+            info.comment.as_deref(),
+            Some(table.comment),
+            "{name}: list_tables' comment of {}",
+            table.name
+        );
+        let schema = dialect
+            .describe_table(&TableRef::parse(table.name))
+            .await
+            .unwrap_or_else(|e| panic!("{name}: describe_table({}) failed: {e}", table.name));
+        assert_eq!(
+            schema.comment.as_deref(),
+            Some(table.comment),
+            "{name}: {}",
+            table.name
+        );
+        for column in &schema.columns {
+            let wanted = table
+                .column_comments
+                .iter()
+                .find(|(c, _)| *c == column.name)
+                .map(|(_, comment)| *comment);
+            assert_eq!(
+                column.comment.as_deref(),
+                wanted,
+                "{name}: the comment of {}.{}",
+                table.name,
+                column.name
+            );
+        }
+    }
+}

@@ -926,3 +926,9 @@ async fn from_batches_loads_arrow_tables() {
     let no_batches = DuckDbDialect::from_batches("duck_none", &[("t", &[])]);
     assert!(no_batches.is_err());
 }
+
+#[tokio::test]
+async fn the_demo_shop_describes_itself() {
+    let shop = DuckDbDialect::demo("shop", nao_dialects::demo::DemoScale::Small).unwrap();
+    conformance::demo_is_described(&shop).await;
+}

@@ -673,3 +673,10 @@ async fn concurrent_queries_share_the_sealed_database() {
         assert_eq!(rows, 20_000);
     }
 }
+
+#[tokio::test]
+async fn the_demo_shop_describes_itself() {
+    let shop = SqliteDialect::demo("shop", nao_dialects::demo::DemoScale::Small)
+        .unwrap_or_else(|e| panic!("{e}"));
+    conformance::demo_is_described(&shop).await;
+}

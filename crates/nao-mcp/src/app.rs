@@ -69,20 +69,12 @@ pub async fn open_databases(options: &Options) -> Result<Databases, ServeError> 
 /// named `shop`.
 #[cfg(feature = "sqlite")]
 pub fn demo_database() -> Result<Arc<dyn Dialect>, ServeError> {
-    use nao_dialects::demo::{DemoScale, generate};
-    use nao_dialects::sqlite::{SqliteDialect, load_batches};
-    let failed = |message: String| ServeError::Database {
+    use nao_dialects::demo::DemoScale;
+    use nao_dialects::sqlite::SqliteDialect;
+    let shop = SqliteDialect::demo("shop", DemoScale::Full).map_err(|e| ServeError::Database {
         name: "shop".into(),
-        message,
-    };
-    let tables = generate(DemoScale::Full).map_err(|e| failed(e.to_string()))?;
-    let shop = SqliteDialect::in_memory("shop", move |conn| {
-        for table in &tables {
-            load_batches(conn, table.name, &table.batches)?;
-        }
-        Ok(())
-    })
-    .map_err(|e| failed(e.to_string()))?;
+        message: e.to_string(),
+    })?;
     Ok(Arc::new(shop))
 }
 

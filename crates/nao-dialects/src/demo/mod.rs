@@ -47,6 +47,19 @@ pub struct DemoTable {
     pub batches: Vec<RecordBatch>,
 }
 
+/// The demo tables at `scale`, for an adapter loading them as database `database` (a failure
+/// to generate, which would be a bug, is an `Unsupported` error naming it).
+#[cfg_attr(not(any(feature = "sqlite", feature = "duckdb")), allow(dead_code))]
+pub(crate) fn tables_for(
+    database: &str,
+    scale: DemoScale,
+) -> Result<Vec<DemoTable>, nao_core::DialectError> {
+    generate(scale).map_err(|e| nao_core::DialectError::Unsupported {
+        database: database.to_owned(),
+        what: format!("generating the demo data failed: {e}"),
+    })
+}
+
 impl DemoTable {
     /// Rows in the table.
     pub fn row_count(&self) -> usize {

@@ -91,6 +91,25 @@ impl DuckDbDialect {
         })
     }
 
+    /// The demo shop ([`crate::demo`]) at `scale`, in a sealed in-memory database, with its
+    /// table and column comments.
+    ///
+    /// # Errors
+    /// As [`in_memory`](Self::in_memory), and [`DialectError::Unsupported`] if the demo data
+    /// cannot be generated.
+    pub fn demo(
+        name: impl Into<String>,
+        scale: crate::demo::DemoScale,
+    ) -> Result<Self, DialectError> {
+        let name = name.into();
+        let tables = crate::demo::tables_for(&name, scale)?;
+        DuckDbDialect::in_memory(name, move |connection| {
+            tables
+                .iter()
+                .try_for_each(|table| load::load_demo_table(connection, table))
+        })
+    }
+
     /// The database file DuckDB has open (for a sealed database, its private copy).
     pub fn path(&self) -> &Path {
         &self.path

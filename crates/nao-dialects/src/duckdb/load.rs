@@ -18,6 +18,8 @@ use arrow_schema::{DataType, Schema, TimeUnit};
 use duckdb::types::{Decimal, TimeUnit as DuckTimeUnit, Value};
 use duckdb::{Connection, appender_params_from_iter};
 
+use crate::demo::DemoTable;
+
 /// Creates table `table` (in the default schema) with the columns of `batches` and appends
 /// their rows. At least one batch is needed for the columns; an empty batch creates an empty
 /// table.
@@ -48,6 +50,31 @@ pub fn load_batches(
         }
     }
     appender.flush()
+}
+
+/// Loads a demo table ([`crate::demo`]) and sets its table and column comments
+/// (`COMMENT ON`), which the catalogue reports.
+pub(crate) fn load_demo_table(connection: &Connection, table: &DemoTable) -> duckdb::Result<()> {
+    load_batches(connection, table.name, &table.batches)?;
+    let mut sql = format!(
+        "COMMENT ON TABLE {} IS {};",
+        quote(table.name),
+        string_literal(table.comment)
+    );
+    for (column, comment) in table.column_comments {
+        sql.push_str(&format!(
+            "COMMENT ON COLUMN {}.{} IS {};",
+            quote(table.name),
+            quote(column),
+            string_literal(comment)
+        ));
+    }
+    connection.execute_batch(&sql)
+}
+
+/// A SQL string literal.
+fn string_literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
 }
 
 /// `CREATE TABLE "table" ("column" TYPE, …)` for an Arrow schema.

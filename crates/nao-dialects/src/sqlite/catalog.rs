@@ -1,10 +1,13 @@
 //! Tables and columns from `sqlite_schema` and `pragma_table_xinfo`, read on a pooled
-//! read-only connection (the authorizer allows both).
+//! read-only connection (the authorizer allows both); comments from the `CREATE TABLE` texts
+//! (see [`comments`]).
 
 use nao_core::{
     ColumnInfo, DialectError, TableFilter, TableInfo, TableKind, TableRef, TableSchema,
 };
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
+
+use super::comments;
 
 /// The one schema a SQLite connection here has (ATTACH is denied).
 const MAIN: &str = "main";
@@ -20,18 +23,19 @@ pub(crate) fn list_tables(
     filter: &TableFilter,
 ) -> rusqlite::Result<Vec<TableInfo>> {
     let mut statement = conn.prepare(
-        "SELECT name, type FROM main.sqlite_schema \
+        "SELECT name, type, sql FROM main.sqlite_schema \
          WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' \
          ORDER BY name",
     )?;
     let rows = statement.query_map([], |row| {
         let name: String = row.get(0)?;
         let kind: String = row.get(1)?;
-        Ok((name, kind))
+        let sql: Option<String> = row.get(2)?;
+        Ok((name, kind, sql))
     })?;
     let mut tables = Vec::new();
     for row in rows {
-        let (name, kind) = row?;
+        let (name, kind, sql) = row?;
         if !schema_matches(filter, &name) {
             continue;
         }
@@ -40,7 +44,9 @@ pub(crate) fn list_tables(
         } else {
             TableKind::Table
         };
-        tables.push(TableInfo::new(None, name, kind));
+        let mut info = TableInfo::new(None, name, kind);
+        info.comment = sql.and_then(|sql| comments::parse(&sql).table);
+        tables.push(info);
     }
     Ok(tables)
 }
@@ -105,13 +111,32 @@ pub(crate) fn describe_table(
     }
     // A lone INTEGER primary key is the rowid alias; composite keys may hold NULL in SQLite.
     let single_key = rows.iter().filter(|r| r.3 > 0).count() == 1;
+    let comments = table_sql(conn, &table.name)?
+        .map(|sql| comments::parse(&sql))
+        .unwrap_or_default();
     let columns = rows
         .into_iter()
         .filter(|(.., hidden)| *hidden != 1)
         .map(|(name, engine_type, not_null, pk, _)| {
             let rowid = single_key && pk > 0 && engine_type.eq_ignore_ascii_case("INTEGER");
-            ColumnInfo::new(name, engine_type, !(not_null || rowid))
+            let mut column = ColumnInfo::new(name, engine_type, !(not_null || rowid));
+            column.comment = comments.column(&column.name).map(str::to_owned);
+            column
         })
         .collect();
-    Ok(TableSchema::new(table.clone(), columns))
+    let mut schema = TableSchema::new(table.clone(), columns);
+    schema.comment = comments.table;
+    Ok(schema)
+}
+
+/// The `CREATE` text of a table or view of `main` (where its comments are).
+fn table_sql(conn: &Connection, name: &str) -> rusqlite::Result<Option<String>> {
+    conn.query_row(
+        "SELECT sql FROM main.sqlite_schema WHERE type IN ('table', 'view') AND name = ?1 \
+         COLLATE NOCASE",
+        [name],
+        |row| row.get(0),
+    )
+    .optional()
+    .map(Option::flatten)
 }

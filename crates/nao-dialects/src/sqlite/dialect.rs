@@ -131,20 +131,19 @@ impl SqliteDialect {
         })
     }
 
-    /// The demo shop ([`crate::demo`]) at `scale`, in a sealed in-memory database.
+    /// The demo shop ([`crate::demo`]) at `scale`, in a sealed in-memory database, with its
+    /// table and column comments (in the `CREATE TABLE` texts, see
+    /// [`describe_table`](nao_core::Dialect::describe_table)).
     pub fn demo(
         name: impl Into<String>,
         scale: crate::demo::DemoScale,
     ) -> Result<Self, DialectError> {
         let name = name.into();
-        let tables = crate::demo::generate(scale).map_err(|e| DialectError::Unsupported {
-            database: name.clone(),
-            what: format!("generating the demo data failed: {e}"),
-        })?;
+        let tables = crate::demo::tables_for(&name, scale)?;
         SqliteDialect::in_memory(name, move |conn| {
             tables
                 .iter()
-                .try_for_each(|t| load::load_batches(conn, t.name, &t.batches))
+                .try_for_each(|t| load::load_demo_table(conn, t))
         })
     }
 

@@ -26,7 +26,8 @@ use arrow_schema::{DataType, Schema, TimeUnit};
 use rusqlite::Connection;
 use rusqlite::types::Value;
 
-use super::{decimal, temporal};
+use super::{comments, decimal, temporal};
+use crate::demo::DemoTable;
 
 /// A failure to load, as a rusqlite error (the loader's error type).
 fn load_error(message: String) -> rusqlite::Error {
@@ -67,6 +68,19 @@ fn declared_type(data_type: &DataType) -> Option<String> {
 /// Creates `table` with one column per field of `schema` (`NOT NULL` where the field is not
 /// nullable).
 pub fn create_table(conn: &Connection, table: &str, schema: &Schema) -> rusqlite::Result<()> {
+    create_commented_table(conn, table, schema, None, &[])
+}
+
+/// [`create_table`], with a table comment and column comments (by column name) written into
+/// the `CREATE TABLE` text, where the adapter's catalogue reads them (see
+/// [`describe_table`](nao_core::Dialect::describe_table)).
+fn create_commented_table(
+    conn: &Connection,
+    table: &str,
+    schema: &Schema,
+    table_comment: Option<&str>,
+    column_comments: &[(&str, &str)],
+) -> rusqlite::Result<()> {
     let mut columns = Vec::with_capacity(schema.fields().len());
     for field in schema.fields() {
         let declared = declared_type(field.data_type()).ok_or_else(|| {
@@ -77,15 +91,14 @@ pub fn create_table(conn: &Connection, table: &str, schema: &Schema) -> rusqlite
             ))
         })?;
         let not_null = if field.is_nullable() { "" } else { " NOT NULL" };
-        columns.push(format!(
-            "{} {declared}{not_null}",
-            quote_identifier(field.name())
-        ));
+        let definition = format!("{} {declared}{not_null}", quote_identifier(field.name()));
+        columns.push((field.name().as_str(), definition));
     }
-    let sql = format!(
-        "CREATE TABLE {} ({})",
-        quote_identifier(table),
-        columns.join(", ")
+    let sql = comments::create_table_sql(
+        &quote_identifier(table),
+        &columns,
+        table_comment,
+        column_comments,
     );
     conn.execute(&sql, []).map(|_| ())
 }
@@ -97,6 +110,27 @@ pub fn load_batches(
     table: &str,
     batches: &[RecordBatch],
 ) -> rusqlite::Result<()> {
+    load(conn, table, batches, None, &[])
+}
+
+/// Loads a demo table ([`crate::demo`]) with its table and column comments.
+pub(crate) fn load_demo_table(conn: &Connection, table: &DemoTable) -> rusqlite::Result<()> {
+    load(
+        conn,
+        table.name,
+        &table.batches,
+        Some(table.comment),
+        table.column_comments,
+    )
+}
+
+fn load(
+    conn: &Connection,
+    table: &str,
+    batches: &[RecordBatch],
+    table_comment: Option<&str>,
+    column_comments: &[(&str, &str)],
+) -> rusqlite::Result<()> {
     let Some(first) = batches.first() else {
         return Err(load_error(format!(
             "no batches for table {table:?}: its columns are unknown"
@@ -104,7 +138,7 @@ pub fn load_batches(
     };
     let schema = first.schema();
     let transaction = conn.unchecked_transaction()?;
-    create_table(&transaction, table, &schema)?;
+    create_commented_table(&transaction, table, &schema, table_comment, column_comments)?;
     let names: Vec<String> = schema
         .fields()
         .iter()

@@ -84,6 +84,23 @@
 //! `execute` passes ([`Timeout`](nao_core::DialectError::Timeout)), or the stream was dropped;
 //! the connection then returns to the pool.
 //!
+//! ## Catalogue and comments
+//! [`list_tables`](nao_core::Dialect::list_tables) and
+//! [`describe_table`](nao_core::Dialect::describe_table) read `sqlite_schema` and
+//! `pragma_table_xinfo`. SQLite has no `COMMENT ON`, but keeps each `CREATE TABLE` text as
+//! written, comments included; the adapter reads table and column comments from it by the
+//! common convention: a comment on the line of the opening parenthesis describes the table, one
+//! on a column's line describes that column, comment lines of their own describe the column
+//! that follows.
+//! ```sql
+//! CREATE TABLE orders ( -- One row per order.
+//!   id INTEGER PRIMARY KEY, -- the order number
+//!   -- what the customer paid, after discount
+//!   total DECIMAL(12, 2)
+//! )
+//! ```
+//! [`SqliteDialect::demo`] writes the demo shop's comments that way.
+//!
 //! ## Errors
 //! Syntax errors ("near …: syntax error", "incomplete input") are `Syntax`; "no such table,
 //! column, function" are `UnknownObject`; authorizer denials, `SQLITE_READONLY` and
@@ -91,6 +108,7 @@
 //! the rest `Engine`. Each keeps SQLite's message and its extended result code as `code`.
 
 mod catalog;
+mod comments;
 mod convert;
 mod decimal;
 mod dialect;
