@@ -132,3 +132,51 @@ impl<P: EventParser> State<P> {
         Ok(())
     }
 }
+
+/// For the parsers' tests: recorded bodies cut short and damaged must give errors, never
+/// panics.
+#[cfg(test)]
+pub(crate) mod robustness {
+    use super::*;
+
+    /// Every prefix of `body` through `parse_body`, and every 7th byte of `stream` flipped (and
+    /// the stream cut there) through a fresh parser from `parser`.
+    pub(crate) fn damaged_inputs_never_panic<P: EventParser>(
+        parse_body: impl Fn(&[u8]),
+        parser: impl Fn() -> P,
+        body: &[u8],
+        stream: &[u8],
+    ) {
+        for end in 0..body.len() {
+            parse_body(&body[..end]);
+        }
+        for (step, flip) in (0..stream.len())
+            .step_by(7)
+            .zip([b'"', b'{', b'\n', 0xff].iter().cycle())
+        {
+            let mut bytes = stream.to_vec();
+            bytes[step] = *flip;
+            feed(parser(), &bytes);
+            feed(parser(), &stream[..step]);
+        }
+    }
+
+    /// Decodes `bytes` in 13-byte chunks and hands the events to `parser` until it is done or
+    /// fails.
+    fn feed<P: EventParser>(mut parser: P, bytes: &[u8]) {
+        let mut decoder = SseDecoder::new(1 << 20);
+        let mut events = Vec::new();
+        let mut out = VecDeque::new();
+        for chunk in bytes.chunks(13) {
+            let _ = decoder.push(chunk, &mut events);
+        }
+        let _ = decoder.finish(&mut events);
+        for event in events {
+            match parser.on_event(event, &mut out) {
+                Ok(true) | Err(_) => return,
+                Ok(false) => {}
+            }
+        }
+        let _ = parser.on_end(&mut out);
+    }
+}

@@ -6,13 +6,13 @@ mod support;
 
 use std::time::Duration;
 
-use nao_core::provider::{ToolSpecLite, collect_stream};
 use nao_core::{
-    Completion, CompletionRequest, FinishReason, Message, ModelProvider, ProviderError,
-    StreamEvent, ToolCall, ToolChoice,
+    CompletionRequest, FinishReason, Message, ModelProvider, ProviderError, StreamEvent, ToolCall,
+    ToolChoice,
 };
 use nao_providers::{Anthropic, AnthropicBuilder};
 use serde_json::json;
+use support::requests::{question, stream_all, tools};
 use support::{Reply, TestServer};
 
 const KEY: &str = "sk-ant-api03-test-key-0123456789";
@@ -27,34 +27,6 @@ fn builder(server: &TestServer) -> AnthropicBuilder {
 
 fn provider(server: &TestServer) -> Anthropic {
     builder(server).build().unwrap()
-}
-
-fn question() -> CompletionRequest {
-    CompletionRequest::new(
-        vec![
-            Message::system("You answer questions about the shop database."),
-            Message::user("How many orders are there?"),
-        ],
-        &[],
-    )
-}
-
-fn tools() -> Vec<ToolSpecLite> {
-    vec![ToolSpecLite {
-        name: "execute_sql".into(),
-        description: "Runs one read-only SQL query.".into(),
-        parameters: json!({"type": "object", "properties": {"sql": {"type": "string"}}}),
-    }]
-}
-
-async fn stream_all(
-    provider: &Anthropic,
-    request: &CompletionRequest,
-) -> (Vec<StreamEvent>, Result<Completion, ProviderError>) {
-    let stream = provider.stream(request).await.unwrap();
-    let mut events = Vec::new();
-    let result = collect_stream(stream, "anthropic", |e| events.push(e.clone())).await;
-    (events, result)
 }
 
 #[tokio::test]
@@ -189,7 +161,11 @@ async fn request_shapes() {
         json!([{
             "name": "execute_sql",
             "description": "Runs one read-only SQL query.",
-            "input_schema": {"type": "object", "properties": {"sql": {"type": "string"}}}
+            "input_schema": {
+                "type": "object",
+                "properties": {"sql": {"type": "string"}},
+                "required": ["sql"]
+            }
         }])
     );
     assert_eq!(body["tool_choice"], json!({"type": "any"}));

@@ -7,13 +7,13 @@ mod support;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use nao_core::provider::{ToolSpecLite, collect_stream};
 use nao_core::{
-    Completion, CompletionRequest, FinishReason, Message, ModelProvider, ProviderError,
-    StreamEvent, ToolCall, ToolChoice,
+    CompletionRequest, FinishReason, Message, ModelProvider, ProviderError, StreamEvent, ToolCall,
+    ToolChoice,
 };
 use nao_providers::{MaxTokensField, OpenAiCompatible, OpenAiCompatibleBuilder};
 use serde_json::{Value, json};
+use support::requests::{question, stream_all, tools};
 use support::{Reply, TestServer, fixture};
 
 const KEY: &str = "sk-test-0123456789abcdef";
@@ -28,38 +28,6 @@ fn builder(server: &TestServer) -> OpenAiCompatibleBuilder {
 
 fn provider(server: &TestServer) -> OpenAiCompatible {
     builder(server).build().unwrap()
-}
-
-fn question() -> CompletionRequest {
-    CompletionRequest::new(
-        vec![
-            Message::system("You answer questions about the shop database."),
-            Message::user("How many orders are there?"),
-        ],
-        &[],
-    )
-}
-
-fn tools() -> Vec<ToolSpecLite> {
-    vec![ToolSpecLite {
-        name: "execute_sql".into(),
-        description: "Runs one read-only SQL query.".into(),
-        parameters: json!({
-            "type": "object",
-            "properties": {"sql": {"type": "string"}},
-            "required": ["sql"]
-        }),
-    }]
-}
-
-async fn stream_all(
-    provider: &OpenAiCompatible,
-    request: &CompletionRequest,
-) -> (Vec<StreamEvent>, Result<Completion, ProviderError>) {
-    let stream = provider.stream(request).await.unwrap();
-    let mut events = Vec::new();
-    let result = collect_stream(stream, "openai", |e| events.push(e.clone())).await;
-    (events, result)
 }
 
 #[tokio::test]

@@ -306,38 +306,14 @@ mod tests {
     /// Every prefix and many byte flips of the recorded bodies: errors, never panics.
     #[test]
     fn truncated_and_mutated_bodies_never_panic() {
-        let body = include_bytes!("../../tests/fixtures/openai/chat_tool_calls.json");
-        for end in 0..body.len() {
-            let _ = parse_completion("openai", &body[..end], "m");
-        }
-        let stream = include_bytes!("../../tests/fixtures/openai/stream_tool_calls.sse");
-        for (step, flip) in (0..stream.len())
-            .step_by(7)
-            .zip([b'"', b'{', b'\n', 0xff].iter().cycle())
-        {
-            let mut bytes = stream.to_vec();
-            bytes[step] = *flip;
-            run_stream(&bytes);
-            run_stream(&stream[..step]);
-        }
-    }
-
-    fn run_stream(bytes: &[u8]) {
-        let mut decoder = crate::sse::SseDecoder::new(1 << 20);
-        let mut parser = ChunkParser::new("openai", "m");
-        let mut events = Vec::new();
-        let mut out = VecDeque::new();
-        for chunk in bytes.chunks(13) {
-            let _ = decoder.push(chunk, &mut events);
-        }
-        let _ = decoder.finish(&mut events);
-        for event in events {
-            match parser.on_event(event, &mut out) {
-                Ok(true) | Err(_) => return,
-                Ok(false) => {}
-            }
-        }
-        let _ = parser.on_end(&mut out);
+        crate::streaming::robustness::damaged_inputs_never_panic(
+            |body| {
+                let _ = parse_completion("openai", body, "m");
+            },
+            || ChunkParser::new("openai", "m"),
+            include_bytes!("../../tests/fixtures/openai/chat_tool_calls.json"),
+            include_bytes!("../../tests/fixtures/openai/stream_tool_calls.sse"),
+        );
     }
 
     #[test]
