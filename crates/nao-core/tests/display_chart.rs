@@ -279,296 +279,246 @@ async fn the_model_gets_a_summary() {
     );
 }
 
-#[tokio::test]
-async fn unknown_query_id() {
-    let env = Env::new();
-    let msg = env
-        .err(args(
-            "q_nope",
-            "bar",
-            "a",
-            "category",
-            json!([{"data_key": "b"}]),
-            "t",
-        ))
-        .await;
-    assert!(
-        msg.contains("no query result has the id \"q_nope\""),
-        "{msg}"
-    );
+const NO_ROWS: &str = "SELECT channel AS month, id AS revenue FROM orders WHERE id < 0";
+
+/// A display_chart call the tool must refuse, and what its error must say.
+struct Refused {
+    /// The SQL whose result is charted; `None` names a query id that does not exist.
+    sql: Option<&'static str>,
+    chart: &'static str,
+    x: &'static str,
+    x_type: &'static str,
+    series: Value,
+    title: &'static str,
+    says: &'static [&'static str],
 }
 
-#[tokio::test]
-async fn unknown_columns_list_the_columns() {
-    let env = Env::new();
-    let q = env.query(MONTHLY).await;
-    let msg = env
-        .err(args(
-            &q,
-            "bar",
-            "months",
-            "date",
-            json!([{"data_key": "revenue"}]),
-            "t",
-        ))
-        .await;
-    assert!(
-        msg.contains("x_axis_key \"months\" is not a column"),
-        "{msg}"
-    );
-    assert!(msg.contains("month (Utf8), revenue ("), "{msg}");
-    let msg = env
-        .err(args(
-            &q,
-            "bar",
-            "month",
-            "date",
-            json!([{"data_key": "sales"}]),
-            "t",
-        ))
-        .await;
-    assert!(
-        msg.contains("series[0].data_key \"sales\" is not a column"),
-        "{msg}"
-    );
-    assert!(msg.contains("orders (Int64)"), "{msg}");
-}
-
-#[tokio::test]
-async fn series_must_be_numeric() {
-    let env = Env::new();
-    let q = env.query(PRODUCTS).await;
-    let msg = env
-        .err(args(
-            &q,
-            "scatter",
-            "price",
-            "number",
-            json!([{"data_key": "name"}]),
-            "t",
-        ))
-        .await;
-    assert!(
-        msg.contains("series \"name\" has type Utf8, which is not numeric"),
-        "{msg}"
-    );
-    assert!(msg.contains("numeric columns here: price, cost"), "{msg}");
-}
-
-#[tokio::test]
-async fn x_axis_type_must_fit_the_column() {
-    let env = Env::new();
-    let q = env.query(BY_CATEGORY).await;
-    let msg = env
-        .err(args(
-            &q,
-            "line",
-            "category",
-            "date",
-            json!([{"data_key": "revenue"}]),
-            "t",
-        ))
-        .await;
-    assert!(
-        msg.contains("x_axis_type \"date\" does not fit column \"category\" (Utf8)"),
-        "{msg}"
-    );
-    assert!(msg.contains("is not an ISO-8601 date"), "{msg}");
-    let msg = env
-        .err(args(
-            &q,
-            "line",
-            "category",
-            "number",
-            json!([{"data_key": "revenue"}]),
-            "t",
-        ))
-        .await;
-    assert!(
-        msg.contains("use x_axis_type \\\"category\\\"")
-            || msg.contains("use x_axis_type \"category\""),
-        "{msg}"
-    );
-    let p = env.query(PRODUCTS).await;
-    let msg = env
-        .err(args(
-            &p,
-            "line",
-            "price",
-            "date",
-            json!([{"data_key": "cost"}]),
-            "t",
-        ))
-        .await;
-    assert!(msg.contains("does not fit column \"price\""), "{msg}");
-    let msg = env
-        .err(args(
-            &p,
-            "scatter",
-            "name",
-            "category",
-            json!([{"data_key": "cost"}]),
-            "t",
-        ))
-        .await;
-    assert!(
-        msg.contains("scatter chart needs a number or date x axis"),
-        "{msg}"
-    );
-}
-
-#[tokio::test]
-async fn pie_and_donut_take_exactly_one_series() {
-    let env = Env::new();
-    let q = env.query(BY_CHANNEL).await;
-    for kind in ["pie", "donut"] {
-        let msg = env
-            .err(args(
-                &q,
-                kind,
-                "month",
-                "category",
-                json!([{"data_key": "web"}, {"data_key": "store"}]),
-                "t",
-            ))
-            .await;
-        assert!(
-            msg.contains(&format!("a {kind} chart takes exactly one series")),
-            "{msg}"
-        );
+/// A refused call titled "t".
+fn refused(
+    sql: &'static str,
+    chart: &'static str,
+    (x, x_type): (&'static str, &'static str),
+    series: Value,
+    says: &'static [&'static str],
+) -> Refused {
+    Refused {
+        sql: Some(sql),
+        chart,
+        x,
+        x_type,
+        series,
+        title: "t",
+        says,
     }
 }
 
-#[tokio::test]
-async fn stacked_types_need_two_series_and_suggest_pivoting() {
-    let env = Env::new();
-    let q = env.query(MONTHLY).await;
-    for kind in ["stacked_bar", "stacked_area"] {
-        let msg = env
-            .err(args(
-                &q,
-                kind,
-                "month",
-                "date",
-                json!([{"data_key": "revenue"}]),
-                "t",
-            ))
-            .await;
-        assert!(msg.contains("needs at least two series to stack"), "{msg}");
-        assert!(msg.contains("SUM(CASE WHEN"), "{msg}");
-    }
+fn one(key: &str) -> Value {
+    json!([{ "data_key": key }])
 }
 
 #[tokio::test]
-async fn kpi_card_shows_one_value() {
-    let env = Env::new();
-    let q = env.query(MONTHLY).await;
-    let msg = env
-        .err(args(
-            &q,
-            "kpi_card",
-            "revenue",
-            "number",
-            json!([{"data_key": "revenue"}]),
-            "t",
-        ))
-        .await;
-    assert!(
-        msg.contains("a kpi_card shows one value, but the result has 23 rows"),
-        "{msg}"
-    );
-    let msg = env
-        .err(args(
-            &q,
-            "kpi_card",
-            "revenue",
-            "number",
-            json!([{"data_key": "revenue"}, {"data_key": "orders"}]),
-            "t",
-        ))
-        .await;
-    assert!(
-        msg.contains("kpi_card shows exactly one value: one series, not 2"),
-        "{msg}"
-    );
-}
-
-#[tokio::test]
-async fn too_many_slices_for_a_pie() {
-    let env = Env::new();
-    let q = env.query(BY_CITY).await;
-    let msg = env
-        .err(args(
-            &q,
+async fn every_invalid_chart_gets_an_error_that_says_what_to_change() {
+    let cases = vec![
+        Refused {
+            sql: None,
+            ..refused(
+                "",
+                "bar",
+                ("a", "category"),
+                one("b"),
+                &["no query result has the id \"q_nope\""],
+            )
+        },
+        // Unknown columns list the columns there are.
+        refused(
+            MONTHLY,
+            "bar",
+            ("months", "date"),
+            one("revenue"),
+            &[
+                "x_axis_key \"months\" is not a column",
+                "month (Utf8), revenue (",
+            ],
+        ),
+        refused(
+            MONTHLY,
+            "bar",
+            ("month", "date"),
+            one("sales"),
+            &[
+                "series[0].data_key \"sales\" is not a column",
+                "orders (Int64)",
+            ],
+        ),
+        // Series must be numeric.
+        refused(
+            PRODUCTS,
+            "scatter",
+            ("price", "number"),
+            one("name"),
+            &[
+                "series \"name\" has type Utf8, which is not numeric",
+                "numeric columns here: price, cost",
+            ],
+        ),
+        // The x axis type must fit the column.
+        refused(
+            BY_CATEGORY,
+            "line",
+            ("category", "date"),
+            one("revenue"),
+            &[
+                "x_axis_type \"date\" does not fit column \"category\" (Utf8)",
+                "is not an ISO-8601 date",
+            ],
+        ),
+        refused(
+            BY_CATEGORY,
+            "line",
+            ("category", "number"),
+            one("revenue"),
+            &["use x_axis_type \"category\""],
+        ),
+        refused(
+            PRODUCTS,
+            "line",
+            ("price", "date"),
+            one("cost"),
+            &["does not fit column \"price\""],
+        ),
+        refused(
+            PRODUCTS,
+            "scatter",
+            ("name", "category"),
+            one("cost"),
+            &["scatter chart needs a number or date x axis"],
+        ),
+        // Pie and donut take exactly one series.
+        refused(
+            BY_CHANNEL,
             "pie",
-            "city",
-            "category",
-            json!([{"data_key": "customers"}]),
-            "t",
-        ))
-        .await;
-    assert!(msg.contains("slices cannot be read (at most 12)"), "{msg}");
-    assert!(
-        msg.contains("use a bar or horizontal_bar chart, or keep the top 11"),
-        "{msg}"
-    );
-}
-
-#[tokio::test]
-async fn shapes_titles_colours_and_schema_errors() {
-    let env = Env::new();
-    let q = env.query(MONTHLY).await;
-    let empty = env
-        .query("SELECT channel AS month, id AS revenue FROM orders WHERE id < 0")
-        .await;
-    let msg = env
-        .err(args(
-            &empty,
+            ("month", "category"),
+            json!([{"data_key": "web"}, {"data_key": "store"}]),
+            &["a pie chart takes exactly one series"],
+        ),
+        refused(
+            BY_CHANNEL,
+            "donut",
+            ("month", "category"),
+            json!([{"data_key": "web"}, {"data_key": "store"}]),
+            &["a donut chart takes exactly one series"],
+        ),
+        // Stacked types need two series, and are told how to pivot.
+        refused(
+            MONTHLY,
+            "stacked_bar",
+            ("month", "date"),
+            one("revenue"),
+            &["needs at least two series to stack", "SUM(CASE WHEN"],
+        ),
+        refused(
+            MONTHLY,
+            "stacked_area",
+            ("month", "date"),
+            one("revenue"),
+            &["needs at least two series to stack", "SUM(CASE WHEN"],
+        ),
+        // A KPI card shows one value.
+        refused(
+            MONTHLY,
+            "kpi_card",
+            ("revenue", "number"),
+            one("revenue"),
+            &["a kpi_card shows one value, but the result has 23 rows"],
+        ),
+        refused(
+            MONTHLY,
+            "kpi_card",
+            ("revenue", "number"),
+            json!([{"data_key": "revenue"}, {"data_key": "orders"}]),
+            &["kpi_card shows exactly one value: one series, not 2"],
+        ),
+        // Too many slices for a pie.
+        refused(
+            BY_CITY,
+            "pie",
+            ("city", "category"),
+            one("customers"),
+            &[
+                "slices cannot be read (at most 12)",
+                "use a bar or horizontal_bar chart, or keep the top 11",
+            ],
+        ),
+        // Empty results, colours, titles, and arguments outside the schema.
+        refused(
+            NO_ROWS,
             "bar",
-            "month",
-            "category",
-            json!([{"data_key": "revenue"}]),
-            "t",
-        ))
-        .await;
-    assert!(msg.contains("the result has no rows"), "{msg}");
-    let msg = env
-        .err(args(
-            &q,
+            ("month", "category"),
+            one("revenue"),
+            &["the result has no rows"],
+        ),
+        refused(
+            MONTHLY,
             "bar",
-            "month",
-            "date",
+            ("month", "date"),
             json!([{"data_key": "revenue", "color": "red\" onload=\"x"}]),
-            "t",
-        ))
-        .await;
-    assert!(msg.contains("is not a colour"), "{msg}");
-    let msg = env
-        .err(args(
-            &q,
-            "bar",
-            "month",
-            "date",
-            json!([{"data_key": "revenue"}]),
-            "   ",
-        ))
-        .await;
-    assert!(msg.contains("the title must be"), "{msg}");
-    let msg = env
-        .err(args(
-            &q,
+            &["is not a colour"],
+        ),
+        Refused {
+            title: "   ",
+            ..refused(
+                MONTHLY,
+                "bar",
+                ("month", "date"),
+                one("revenue"),
+                &["the title must be"],
+            )
+        },
+        refused(
+            MONTHLY,
             "radar",
-            "month",
-            "date",
-            json!([{"data_key": "revenue"}]),
-            "t",
-        ))
-        .await;
-    assert!(msg.contains("invalid arguments for display_chart"), "{msg}");
-    let msg = env
-        .err(args(&q, "bar", "month", "date", json!([]), "t"))
-        .await;
-    assert!(msg.contains("invalid arguments for display_chart"), "{msg}");
+            ("month", "date"),
+            one("revenue"),
+            &["invalid arguments for display_chart"],
+        ),
+        refused(
+            MONTHLY,
+            "bar",
+            ("month", "date"),
+            json!([]),
+            &["invalid arguments for display_chart"],
+        ),
+    ];
+    let env = Env::new();
+    let mut ids = std::collections::HashMap::new();
+    for case in cases {
+        let id = match case.sql {
+            None => "q_nope".to_owned(),
+            Some(sql) => match ids.get(sql) {
+                Some(id) => String::clone(id),
+                None => {
+                    let id = env.query(sql).await;
+                    ids.insert(sql, id.clone());
+                    id
+                }
+            },
+        };
+        let call = args(
+            &id,
+            case.chart,
+            case.x,
+            case.x_type,
+            case.series,
+            case.title,
+        );
+        let msg = env.err(call.clone()).await;
+        for expected in case.says {
+            assert!(
+                msg.contains(expected),
+                "{call}\n  said: {msg}\n  not: {expected}"
+            );
+        }
+    }
 }
 
 #[tokio::test]
