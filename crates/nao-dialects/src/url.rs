@@ -56,6 +56,24 @@ pub async fn open(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> 
     }
 }
 
+/// Runs an embedded engine's blocking `open` on tokio's blocking pool (file I/O, loading).
+#[cfg_attr(not(any(feature = "sqlite", feature = "duckdb")), allow(dead_code))]
+pub(crate) async fn open_blocking<D: Dialect>(
+    name: &str,
+    engine: &str,
+    open: impl FnOnce(String) -> Result<D, DialectError> + Send + 'static,
+) -> Result<Arc<dyn Dialect>, DialectError> {
+    let owned = name.to_owned();
+    let opened = tokio::task::spawn_blocking(move || open(owned))
+        .await
+        .map_err(|e| DialectError::Connection {
+            database: name.to_owned(),
+            message: format!("opening the {engine} database failed: {e}"),
+            source: None,
+        })??;
+    Ok(Arc::new(opened))
+}
+
 /// The path of `//path` or `///abs/path` URLs; `None` for `:memory:`.
 #[cfg_attr(not(any(feature = "sqlite", feature = "duckdb")), allow(dead_code))]
 fn path_of(rest: &str) -> Result<Option<std::path::PathBuf>, OpenError> {

@@ -199,16 +199,9 @@ impl Dialect for DuckDbDialect {
 /// # Errors
 /// As [`DuckDbDialect::open`] and [`DuckDbDialect::in_memory`].
 pub async fn open_url(name: &str, path: Option<PathBuf>) -> Result<Arc<dyn Dialect>, DialectError> {
-    let owned = name.to_owned();
-    let opened = tokio::task::spawn_blocking(move || match path {
-        Some(path) => DuckDbDialect::open(owned, path),
-        None => DuckDbDialect::in_memory(owned, |_| Ok(())),
+    crate::url::open_blocking(name, "DuckDB", move |name| match path {
+        Some(path) => DuckDbDialect::open(name, path),
+        None => DuckDbDialect::in_memory(name, |_| Ok(())),
     })
     .await
-    .map_err(|e| DialectError::Connection {
-        database: name.to_owned(),
-        message: format!("opening DuckDB failed: {e}"),
-        source: None,
-    })??;
-    Ok(Arc::new(opened))
 }

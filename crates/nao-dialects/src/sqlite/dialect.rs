@@ -185,18 +185,11 @@ impl SqliteDialect {
 /// Opens a database from a URL's path (`sqlite:///path.db`), or an empty in-memory database
 /// for `None` (`sqlite::memory:`), on a blocking thread.
 pub async fn open_url(name: &str, path: Option<PathBuf>) -> Result<Arc<dyn Dialect>, DialectError> {
-    let owned = name.to_owned();
-    let opened = tokio::task::spawn_blocking(move || match path {
-        Some(path) => SqliteDialect::open(owned, path),
-        None => SqliteDialect::in_memory(owned, |_| Ok(())),
+    crate::url::open_blocking(name, "SQLite", move |name| match path {
+        Some(path) => SqliteDialect::open(name, path),
+        None => SqliteDialect::in_memory(name, |_| Ok(())),
     })
     .await
-    .map_err(|e| DialectError::Connection {
-        database: name.to_owned(),
-        message: format!("opening the SQLite database failed: {e}"),
-        source: None,
-    })??;
-    Ok(Arc::new(opened))
 }
 
 #[async_trait]
