@@ -9,7 +9,9 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use nao_core::guard::{Policy, ReadOnlySql, check};
 use nao_core::render::Truncation;
-use nao_core::{Dialect, DialectError, DialectExt, ExecOptions, TableFilter, TableRef};
+use nao_core::{
+    Dialect, DialectError, DialectExt, ExecOptions, TableFilter, TableRef, TableSchema,
+};
 use tokio_util::sync::CancellationToken;
 
 /// The fixture table's name.
@@ -20,6 +22,16 @@ pub const FIXTURE_STATEMENTS: &[&str] = &[
     "CREATE TABLE nao_conformance (id INTEGER NOT NULL, name VARCHAR(40), amount DECIMAL(12, 2))",
     "INSERT INTO nao_conformance (id, name, amount) VALUES (1, 'alpha', 10.50), (2, 'beta', NULL), (3, NULL, -0.25)",
 ];
+
+/// A described table's columns as `(name, declared type, nullable)`, for comparing with what a
+/// test created.
+pub fn declared_columns(schema: &TableSchema) -> Vec<(&str, &str, bool)> {
+    schema
+        .columns
+        .iter()
+        .map(|c| (c.name.as_str(), c.engine_type.as_str(), c.nullable))
+        .collect()
+}
 
 /// A query yielding `n` rows (1..=n) in any engine with recursive CTEs.
 pub fn series_sql(n: u64) -> String {

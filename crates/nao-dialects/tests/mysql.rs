@@ -934,11 +934,7 @@ async fn introspection_reads_comments_views_and_types() {
         .await
         .unwrap();
     assert_eq!(schema.comment.as_deref(), Some("one row per order"));
-    let columns: Vec<(&str, &str, bool)> = schema
-        .columns
-        .iter()
-        .map(|c| (c.name.as_str(), c.engine_type.as_str(), c.nullable))
-        .collect();
+    let columns = conformance::declared_columns(&schema);
     assert_eq!(
         columns,
         [

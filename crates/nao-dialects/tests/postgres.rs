@@ -893,11 +893,7 @@ async fn introspection_respects_schema_filter_privileges_and_comments() {
         .await
         .unwrap();
     assert_eq!(described.comment.as_deref(), Some("the fixture"));
-    let columns: Vec<(&str, &str, bool)> = described
-        .columns
-        .iter()
-        .map(|c| (c.name.as_str(), c.engine_type.as_str(), c.nullable))
-        .collect();
+    let columns = conformance::declared_columns(&described);
     assert_eq!(
         columns,
         [

@@ -532,11 +532,7 @@ async fn batches_load_and_read_back_unchanged() {
         .describe_table(&tables[0].table_ref())
         .await
         .expect("describe");
-    let declared: Vec<(&str, &str, bool)> = described
-        .columns
-        .iter()
-        .map(|c| (c.name.as_str(), c.engine_type.as_str(), c.nullable))
-        .collect();
+    let declared = conformance::declared_columns(&described);
     assert_eq!(
         declared,
         [
