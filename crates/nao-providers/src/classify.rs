@@ -141,6 +141,16 @@ pub(crate) fn malformed(provider: &str, what: impl std::fmt::Display) -> Provide
     }
 }
 
+/// A stream that ended before the answer was complete (worth a retry).
+pub(crate) fn cut_short(provider: &str) -> ProviderError {
+    ProviderError::Transient {
+        provider: provider.to_owned(),
+        message: "the stream ended before the answer was complete".into(),
+        status: None,
+        retry_after: None,
+    }
+}
+
 fn error_chain(error: &dyn std::error::Error) -> String {
     let mut message = error.to_string();
     let mut source = error.source();

@@ -270,12 +270,7 @@ impl EventParser for EventStreamParser {
             self.done(out);
             return Ok(());
         }
-        Err(ProviderError::Transient {
-            provider: self.provider.to_owned(),
-            message: "the stream ended before the answer was complete".into(),
-            status: None,
-            retry_after: None,
-        })
+        Err(classify::cut_short(self.provider))
     }
 }
 
