@@ -3,7 +3,8 @@
 //! `NAO_TEST_POSTGRES_URL` and `NAO_TEST_MYSQL_URL` (each skipped, with a line saying so, when
 //! its variable is unset). Two baselines: the driver collecting the rows (`Vec<Row>`, what an
 //! application does), and the driver streaming them and dropping each (the least a reader can
-//! do). Times side by side in one run, medians of interleaved rounds.
+//! do). On PostgreSQL, execute_sql over TLS (`sslmode=require`) runs alongside too. Times side
+//! by side in one run, medians of interleaved rounds.
 //!
 //! `cargo bench --bench server_sql --features postgres,mysql`
 #![allow(
@@ -76,6 +77,14 @@ fn postgres(rt: &tokio::runtime::Runtime, url: &str) {
         ))
         .expect("postgres adapter");
     let ctx = context(Arc::new(dialect));
+    // The same adapter over TLS (`require`), to show what encryption costs on this link.
+    let tls = rt
+        .block_on(PostgresDialect::open_url(
+            "pg",
+            &format!("{url}{sep}sslmode=require"),
+        ))
+        .expect("postgres adapter over TLS");
+    let tls_ctx = context(Arc::new(tls));
     let (raw_client, raw_connection) = rt
         .block_on(pg::connect(url, pg::NoTls))
         .expect("raw client");
@@ -100,9 +109,15 @@ fn postgres(rt: &tokio::runtime::Runtime, url: &str) {
                 });
                 assert_eq!(streamed, ROWS);
             },
+            &mut || assert_eq!(rt.block_on(execute_sql(&tls_ctx, &sql)), ROWS),
         ],
     );
     report("postgres", medians[0], medians[1], medians[2]);
+    println!(
+        "  postgres  execute_sql over TLS (sslmode=require) {:>9.2?}: {:.3}x the same without TLS",
+        medians[3],
+        medians[3].as_secs_f64() / medians[0].as_secs_f64()
+    );
     rt.block_on(admin.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")))
         .expect("cleanup");
 }
