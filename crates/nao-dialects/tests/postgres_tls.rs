@@ -144,6 +144,10 @@ async fn each_sslmode_negotiates_what_it_says() {
         .await
         .unwrap();
     assert!(!encrypted(&disabled).await);
+    assert!(
+        format!("{disabled:?}").contains("tls: Disable"),
+        "{disabled:?}"
+    );
     // libpq's default, `prefer`: TLS when the server offers it.
     let preferred = open(&server.url).await.unwrap();
     assert!(encrypted(&preferred).await);
@@ -214,6 +218,10 @@ async fn verify_full_checks_the_host_name() {
         .await
         .unwrap();
     assert!(encrypted(&verified).await);
+    assert!(
+        format!("{verified:?}").contains("tls: VerifyFull"),
+        "{verified:?}"
+    );
 
     // The same server by its address: the certificate does not name it.
     let address = server.address();

@@ -21,7 +21,7 @@ use super::{catalog, errors, stream};
 /// as one role. See the [module docs](super) for the read-only layers, types, streaming and
 /// cancellation.
 ///
-/// `Debug` shows the name, hosts, ports, database and user, never the password.
+/// `Debug` shows the name, hosts, ports, database, user and TLS mode, never the password.
 pub struct PostgresDialect {
     name: Arc<str>,
     pool: Arc<Pool>,
@@ -123,6 +123,7 @@ impl fmt::Debug for PostgresDialect {
             .field("ports", &config.get_ports())
             .field("dbname", &config.get_dbname())
             .field("user", &config.get_user())
+            .field("tls", &self.pool.tls_mode())
             .field("idle_connections", &self.pool.idle_count())
             .finish_non_exhaustive()
     }

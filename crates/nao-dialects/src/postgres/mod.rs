@@ -6,8 +6,11 @@
 //! use nao_dialects::postgres::PostgresDialect;
 //!
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! // Connect as a least-privilege role (see below), never as the owner of the data.
-//! let db = PostgresDialect::open_url("shop", "postgres://nao_reader@db.internal:5432/shop").await?;
+//! // Connect as a least-privilege role (see below), never as the owner of the data, and
+//! // check the server's certificate (see TLS below).
+//! let url = "postgres://nao_reader@db.internal:5432/shop\
+//!            ?sslmode=verify-full&sslrootcert=/etc/nao/db-ca.pem";
+//! let db = PostgresDialect::open_url("shop", url).await?;
 //! let policy = guard::Policy::default();
 //! let sql = guard::check("SELECT id, total FROM orders", guard::SqlDialect::Postgres, &policy)?;
 //! let result = db.query(&sql, &ExecOptions::default()).await?;

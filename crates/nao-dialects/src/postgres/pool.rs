@@ -8,7 +8,7 @@ use nao_core::DialectError;
 use tokio_postgres::{Client, Config};
 
 use super::errors;
-use super::tls::{Connector, TlsSettings};
+use super::tls::{Connector, TlsMode, TlsSettings};
 
 /// Idle connections kept for reuse.
 pub(super) const MAX_IDLE: usize = 4;
@@ -64,6 +64,11 @@ impl Pool {
     /// The connection settings (the password stays inside; callers print only what they pick).
     pub(super) fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The TLS mode connections are made in.
+    pub(super) fn tls_mode(&self) -> TlsMode {
+        self.tls.mode()
     }
 
     /// How many connections are idle now.

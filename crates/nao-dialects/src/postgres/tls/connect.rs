@@ -15,21 +15,24 @@ use tokio_postgres::Socket;
 use tokio_postgres::tls::{ChannelBinding, MakeTlsConnect, TlsConnect};
 use tokio_rustls::TlsConnector;
 
+use super::TlsMode;
+
 /// Makes TLS handshakes with one rustls configuration; `None` when TLS is off (tokio-postgres
 /// then never asks for one).
 #[derive(Clone)]
 pub(crate) struct Connector {
     config: Option<Arc<ClientConfig>>,
-    /// Whether the configuration checks the host name, so the name must be a valid one.
-    checks_name: bool,
+    mode: TlsMode,
 }
 
 impl Connector {
-    pub(super) fn new(config: Option<Arc<ClientConfig>>, checks_name: bool) -> Self {
-        Connector {
-            config,
-            checks_name,
-        }
+    pub(super) fn new(config: Option<Arc<ClientConfig>>, mode: TlsMode) -> Self {
+        Connector { config, mode }
+    }
+
+    /// The mode the connections are made in.
+    pub(crate) fn mode(&self) -> TlsMode {
+        self.mode
     }
 }
 
@@ -49,7 +52,7 @@ impl MakeTlsConnect<Socket> for Connector {
         let name = match ServerName::try_from(host.to_owned()) {
             Ok(name) => name,
             // Modes that do not check the name only need some name for the handshake.
-            Err(_) if !self.checks_name => no_name(),
+            Err(_) if self.mode != TlsMode::VerifyFull => no_name(),
             Err(_) => {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,

@@ -178,7 +178,7 @@ impl TlsSettings {
         let mode = self.effective_mode()?;
         config.ssl_mode(mode.driver_mode());
         if mode == TlsMode::Disable {
-            return Ok(Connector::new(None, false));
+            return Ok(Connector::new(None, mode));
         }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let roots = match &self.roots {
@@ -218,10 +218,7 @@ impl TlsSettings {
                     )
                 })?,
         };
-        Ok(Connector::new(
-            Some(Arc::new(config)),
-            mode == TlsMode::VerifyFull,
-        ))
+        Ok(Connector::new(Some(Arc::new(config)), mode))
     }
 
     /// The mode, with libpq's rule for the system store: `verify-full` by default, and no
