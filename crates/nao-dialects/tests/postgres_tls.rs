@@ -14,7 +14,7 @@ use arrow_array::cast::AsArray;
 use nao_core::guard::{ReadOnlySql, SqlDialect};
 use nao_core::{DialectError, DialectExt, ExecOptions};
 use nao_dialects::postgres::driver::config::Host;
-use nao_dialects::postgres::driver::{Config, NoTls};
+use nao_dialects::postgres::driver::{Client, Config, NoTls};
 use nao_dialects::postgres::{PostgresDialect, TlsMode, TlsSettings, TrustRoots};
 
 const URL_VAR: &str = "NAO_TEST_POSTGRES_URL";
@@ -28,6 +28,8 @@ struct Server {
     dbname: String,
     /// The server's certificate (its `ssl_cert_file`), which is its own root when self-signed.
     certificate: PathBuf,
+    /// A superuser session without TLS, to watch the server.
+    admin: Client,
 }
 
 impl Server {
@@ -78,6 +80,7 @@ impl Server {
             user: config.get_user().unwrap_or("postgres").to_owned(),
             dbname: config.get_dbname().unwrap_or("postgres").to_owned(),
             certificate,
+            admin,
         })
     }
 
@@ -265,4 +268,48 @@ async fn settings_that_cannot_work_fail_before_connecting() {
         assert!(!message.contains("hunter2"), "{extra}: {message}");
         assert!(!format!("{error:?}").contains("hunter2"), "{extra}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_statement_stops_on_the_server_over_tls_too() {
+    let Some(server) = Server::find().await else {
+        return;
+    };
+    // The cancel request opens a connection of its own, which must speak TLS too.
+    let marker = format!("nao_tls_cancel_{}", std::process::id());
+    let db = open(&server.connection_string(&server.host, "sslmode=require"))
+        .await
+        .unwrap();
+    let sql = ReadOnlySql::new_unchecked_allowing_writes(
+        &format!("SELECT pg_sleep(30) AS {marker}"),
+        SqlDialect::Postgres,
+    );
+    // Cancelled by the caller (the server's own statement_timeout is far off): only the
+    // adapter's cancel request can stop it.
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let options = ExecOptions::default().with_cancel(cancel.clone());
+    let stopper = tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        cancel.cancel();
+    });
+    let error = db.query(&sql, &options).await.map(|_| ()).unwrap_err();
+    assert!(matches!(error, DialectError::Cancelled { .. }), "{error:?}");
+    stopper.await.unwrap();
+    let mut running = i64::MAX;
+    for _ in 0..50 {
+        running = server
+            .admin
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1",
+                &[&format!("%AS {marker}%")],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        if running == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(running, 0, "the statement still runs on the server");
 }

@@ -71,6 +71,11 @@ impl Pool {
         self.tls.mode()
     }
 
+    /// The TLS connector, for connections besides the pooled ones (cancel requests).
+    pub(super) fn tls(&self) -> Connector {
+        self.tls.clone()
+    }
+
     /// How many connections are idle now.
     pub(super) fn idle_count(&self) -> usize {
         self.lock().len()

@@ -19,12 +19,13 @@ use futures_util::{StreamExt, pin_mut};
 use nao_core::{BatchStream, DialectError, ExecOptions};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
-use tokio_postgres::{Client, IsolationLevel, NoTls, Statement, Transaction};
+use tokio_postgres::{Client, IsolationLevel, Statement, Transaction};
 use tokio_util::sync::CancellationToken;
 
 use super::convert::{ColumnBuilder, RawValue};
 use super::errors::{self, StopReason};
 use super::pool::Pool;
+use super::tls::Connector;
 use super::types::{PgType, text_cast_field, text_cast_sql};
 
 /// How long to wait for the server to answer after a cancel request before giving the
@@ -133,6 +134,8 @@ struct Watch<'a> {
     job: &'a Job,
     tx: &'a mpsc::Sender<Message>,
     cancel_token: tokio_postgres::CancelToken,
+    /// The TLS the cancel request's own connection needs (as the statement's did).
+    tls: Connector,
     /// Why the statement was stopped, once it was.
     stop: Option<Stop>,
     /// A cancel request was sent: the connection must not be reused.
@@ -165,7 +168,10 @@ impl Watch<'_> {
         self.stop.get_or_insert(stop);
         if !self.cancel_sent {
             self.cancel_sent = true;
-            let sent = tokio::time::timeout(CANCEL_GRACE, self.cancel_token.cancel_query(NoTls));
+            let sent = tokio::time::timeout(
+                CANCEL_GRACE,
+                self.cancel_token.cancel_query(self.tls.clone()),
+            );
             match sent.await {
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => tracing::warn!(error = %e, "the PostgreSQL cancel request failed"),
@@ -232,6 +238,7 @@ async fn run(pool: Arc<Pool>, mut client: Client, job: Job, tx: mpsc::Sender<Mes
             job: &job,
             tx: &tx,
             cancel_token: client.cancel_token(),
+            tls: pool.tls(),
             stop: None,
             cancel_sent: false,
         };
