@@ -281,7 +281,7 @@ async fn a_cancelled_statement_stops_on_the_server_over_tls_too() {
         .await
         .unwrap();
     let sql = ReadOnlySql::new_unchecked_allowing_writes(
-        &format!("SELECT pg_sleep(30) AS {marker}"),
+        format!("SELECT pg_sleep(30) AS {marker}"),
         SqlDialect::Postgres,
     );
     // Cancelled by the caller (the server's own statement_timeout is far off): only the
