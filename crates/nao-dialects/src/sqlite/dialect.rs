@@ -103,6 +103,10 @@ impl SqliteDialect {
     /// })?;
     /// # Ok::<(), nao_dialects::core::DialectError>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`DialectError::Engine`] (with SQLite's code) when `load` fails, and the errors of
+    /// opening the read-only connections.
     pub fn in_memory(
         name: impl Into<String>,
         load: impl FnOnce(&Connection) -> rusqlite::Result<()>,
@@ -134,6 +138,10 @@ impl SqliteDialect {
     /// The demo shop ([`crate::demo`]) at `scale`, in a sealed in-memory database, with its
     /// table and column comments (in the `CREATE TABLE` texts, see
     /// [`describe_table`](nao_core::Dialect::describe_table)).
+    ///
+    /// # Errors
+    /// As [`in_memory`](Self::in_memory), and [`DialectError::Unsupported`] if the demo data
+    /// cannot be generated.
     pub fn demo(
         name: impl Into<String>,
         scale: crate::demo::DemoScale,
