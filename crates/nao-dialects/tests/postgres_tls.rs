@@ -159,6 +159,18 @@ async fn each_sslmode_negotiates_what_it_says() {
         .await
         .unwrap();
     assert!(encrypted(&required).await);
+    // A client certificate is offered when the server asks for one; this one does not (its
+    // pg_hba trusts), so the connection stands either way.
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+    let with_identity = open(&server.connection_string(
+        &server.host,
+        &format!(
+            "sslmode=require sslcert='{fixtures}/client-cert.pem' sslkey='{fixtures}/client-key.pem'"
+        ),
+    ))
+    .await
+    .unwrap();
+    assert!(encrypted(&with_identity).await);
     // The same settings through a driver Config: its `sslmode=require` is honoured.
     let mut config = Config::from_str(&server.url).unwrap();
     config.ssl_mode(nao_dialects::postgres::driver::config::SslMode::Require);

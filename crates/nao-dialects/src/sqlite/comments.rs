@@ -329,6 +329,38 @@ mod tests {
         }
     }
 
+    /// Random texts of the characters that steer the scanner: no panic, and every comment
+    /// read is text the input holds.
+    #[test]
+    fn any_text_is_read_without_panicking() {
+        let alphabet: Vec<char> = "()[]\"'`,-/* \nabcT\u{e9}\u{1F600}".chars().collect();
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut read = 0;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 40) as usize;
+            let text: String = (0..len)
+                .map(|i| alphabet[((state >> (i % 48)) as usize + i * 7) % alphabet.len()])
+                .collect();
+            let sql = format!("CREATE TABLE t ({text}");
+            let comments = parse(&sql);
+            let table = comments.table.iter();
+            for comment in table.chain(comments.columns.iter().map(|(_, c)| c)) {
+                assert!(!comment.is_empty(), "{sql:?}");
+                read += 1;
+                for word in comment.split(' ') {
+                    assert!(sql.contains(word), "{sql:?} does not hold {word:?}");
+                }
+            }
+        }
+        assert!(
+            read > 200,
+            "only {read} comments read: the texts are too tame"
+        );
+    }
+
     #[test]
     fn what_is_written_is_read() {
         let sql = create_table_sql(

@@ -376,6 +376,30 @@ mod tests {
     }
 
     #[test]
+    fn client_certificates_load_or_say_why_not() {
+        let fixture = |name: &str| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures")
+                .join(name)
+        };
+        let mut config = tokio_postgres::Config::new();
+        let identity = TlsSettings::new(TlsMode::Require)
+            .with_client_certificate(fixture("client-cert.pem"), fixture("client-key.pem"));
+        identity
+            .connector(&mut config)
+            .map(|_| ())
+            .unwrap_or_else(|e| panic!("{e}"));
+        // A certificate where the key should be.
+        let swapped = TlsSettings::new(TlsMode::Require)
+            .with_client_certificate(fixture("client-cert.pem"), fixture("client-cert.pem"));
+        let error = swapped.connector(&mut config).map(|_| ()).unwrap_err();
+        assert!(
+            error.contains("private key") && error.contains("client-cert.pem"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn the_driver_negotiates_what_the_mode_needs() {
         let mut config = tokio_postgres::Config::new();
         TlsSettings::new(TlsMode::Require)
