@@ -1,5 +1,59 @@
 //! Database adapters for nao-rs: each engine behind a cargo feature, each returning Arrow
-//! record batches through [`nao_core::Dialect`].
+//! record batches through [`nao_core::Dialect`], read-only at every layer the engine has.
+//!
+//! ```
+//! use nao_dialects::core::{Dialect, DialectExt, ExecOptions, TableRef, guard};
+//! use nao_dialects::demo::DemoScale;
+//!
+//! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+//! # #[cfg(feature = "sqlite")] {
+//! // The demo shop in a sealed in-memory SQLite database (no files, no network).
+//! let shop = nao_dialects::sqlite::SqliteDialect::demo("shop", DemoScale::Small)?;
+//! // Or any database from a URL: sqlite://, duckdb://, postgres://, mysql://.
+//! let scratch = nao_dialects::open("scratch", "sqlite::memory:").await?;
+//! assert_eq!(scratch.name(), "scratch");
+//!
+//! // Only statements the guard proved read-only run.
+//! let policy = guard::Policy::default();
+//! let sql = guard::check(
+//!     "SELECT status, COUNT(*) AS orders FROM orders GROUP BY status ORDER BY status",
+//!     shop.sql_dialect(),
+//!     &policy,
+//! )?;
+//! let result = shop.query(&sql, &ExecOptions::default().with_max_rows(100)).await?;
+//! assert_eq!(result.schema.field(1).name(), "orders");
+//! assert!(result.row_count > 0);
+//!
+//! // Tables, columns and their comments, for the model.
+//! let orders = shop.describe_table(&TableRef::parse("orders")).await?;
+//! assert!(orders.comment.is_some());
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+//!
+//! # Adapters
+//!
+//! | feature | module | engine | opens |
+//! |---|---|---|---|
+//! | `sqlite` (default) | `sqlite` | SQLite, compiled in | `sqlite:///path.db`, `sqlite::memory:` |
+//! | `duckdb` | `duckdb` | DuckDB, a prebuilt libduckdb | `duckdb:///path.duckdb`, `duckdb::memory:` |
+//! | `duckdb-bundled` | `duckdb` | DuckDB compiled from source | as above |
+//! | `postgres` | `postgres` | PostgreSQL and its wire protocol, TLS on rustls | `postgres://…` (libpq parameters, `sslmode` up to `verify-full`) |
+//! | `mysql` | `mysql` | MySQL, MariaDB and their wire protocol | `mysql://…`, `mariadb://…` |
+//!
+//! [`open`] picks the adapter by the URL's scheme and says which feature to enable when it is
+//! off. Each adapter module documents its read-only layers, its type mapping to Arrow, how it
+//! streams, caps and stops statements, and how its errors map to
+//! [`DialectError`](nao_core::DialectError) kinds.
+//!
+//! # Also here
+//! - [`demo`]: a deterministic e-commerce database (six tables, about 300 000 rows, comments
+//!   on tables and columns) generated as Arrow batches; `SqliteDialect::demo` and
+//!   `DuckDbDialect::demo` load it.
+//! - [`conformance`]: the checks every adapter passes against its real engine, for adapters
+//!   written outside this crate too.
+//! - `story_store` (with `sqlite`): a durable story store on SQLite.
 #![forbid(unsafe_code)]
 
 pub mod conformance;
