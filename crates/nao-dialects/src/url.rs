@@ -74,6 +74,29 @@ pub(crate) async fn open_blocking<D: Dialect>(
     Ok(Arc::new(opened))
 }
 
+/// Decodes the `%XX` escapes of a URL parameter (`+` stays `+`, as libpq and MySQL clients
+/// read it).
+#[cfg_attr(not(any(feature = "postgres", feature = "mysql")), allow(dead_code))]
+pub(crate) fn percent_decode(text: &str) -> Result<String, String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or("a malformed %-escape in a URL parameter")?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| "a URL parameter is not UTF-8 after %-decoding".to_owned())
+}
+
 /// The path of `//path` or `///abs/path` URLs; `None` for `:memory:`.
 #[cfg_attr(not(any(feature = "sqlite", feature = "duckdb")), allow(dead_code))]
 fn path_of(rest: &str) -> Result<Option<std::path::PathBuf>, OpenError> {

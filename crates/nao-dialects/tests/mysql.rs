@@ -865,21 +865,28 @@ async fn required_tls_never_falls_back_to_clear_text() {
         eprintln!("this server offers TLS: the clear-text refusal cannot be shown here");
         return;
     }
-    // The server has no TLS: a URL that requires it must not connect at all.
-    let error = MySqlDialect::connect("tls", &format!("{}?require_ssl=true", test.ro_url()))
-        .await
-        .map(|_| ())
-        .unwrap_err();
-    assert!(
-        matches!(error, DialectError::Connection { .. }),
-        "{error:?}"
+    // The server has no TLS: a URL that requires it must not connect at all, whether it asks
+    // for TLS outright or names a CA to check the server against.
+    let ca = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/unrelated-ca.pem"
     );
-    let shown = format!("{error} {error:?}");
-    assert!(!shown.contains(&test.password), "{shown}");
-    assert!(
-        shown.to_lowercase().contains("ssl") || shown.contains("TLS"),
-        "{shown}"
-    );
+    for params in ["require_ssl=true".to_owned(), format!("ssl_ca={ca}")] {
+        let error = MySqlDialect::connect("tls", &format!("{}?{params}", test.ro_url()))
+            .await
+            .map(|_| ())
+            .unwrap_err();
+        assert!(
+            matches!(error, DialectError::Connection { .. }),
+            "{params}: {error:?}"
+        );
+        let shown = format!("{error} {error:?}");
+        assert!(!shown.contains(&test.password), "{shown}");
+        assert!(
+            shown.to_lowercase().contains("ssl") || shown.contains("TLS"),
+            "{params}: {shown}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

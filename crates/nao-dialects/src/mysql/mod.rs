@@ -31,9 +31,14 @@
 //! TLS uses rustls (ring). `require_ssl=true` turns it on, verifying the server's certificate
 //! against the built-in web PKI roots and its host name; `verify_ca=false` accepts any
 //! certificate, `verify_identity=false` skips the host-name check, `built_in_roots=false`
-//! trusts no built-in roots. Custom roots and client certificates need
-//! `mysql_async::SslOpts` through [`MySqlDialect::connect_with`] (re-exported as
-//! [`driver`]). Without `require_ssl=true` the connection is not encrypted.
+//! trusts no built-in roots. `ssl_ca=/path/ca.pem` (the MySQL client's `--ssl-ca`) requires
+//! TLS and trusts the certificates in that PEM file instead of the built-in roots (a private
+//! CA, a cloud provider's bundle); `ssl_cert` and `ssl_key` (PEM, together) present a client
+//! certificate. The files are read when the adapter opens, so a missing one is a
+//! [`DialectError::Connection`](nao_core::DialectError::Connection) naming it. Without any of
+//! these the connection is not encrypted, and a server that does not offer TLS to a URL that
+//! requires it is refused, never spoken to in clear text. Options built in code
+//! (`mysql_async::SslOpts`) go through [`MySqlDialect::connect_with`] ([`driver`]).
 //!
 //! ## Read-only, in layers
 //! The SQL guard only lets reads through ([`ReadOnlySql`](nao_core::guard::ReadOnlySql)); the
@@ -129,6 +134,7 @@ mod dialect;
 mod errors;
 mod open;
 mod stream;
+mod tls;
 mod types;
 
 pub use dialect::{MySqlDialect, open_url};

@@ -7,7 +7,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Pool};
 use nao_core::DialectError;
 
-use super::errors;
+use super::{errors, tls};
 
 /// The `sql_mode` every session runs with: no `ANSI_QUOTES` (double quotes delimit strings,
 /// backticks identifiers) and no `NO_BACKSLASH_ESCAPES` (a backslash escapes inside strings).
@@ -90,11 +90,14 @@ pub(super) fn parse_url(database: &str, url: &str) -> Result<Opts, DialectError>
         }
         _ => url.to_owned(),
     };
-    Opts::from_url(&normalised).map_err(|e| DialectError::Connection {
+    let invalid = |message: String| DialectError::Connection {
         database: database.to_owned(),
-        message: format!("invalid MySQL URL: {e}"),
+        message: format!("invalid MySQL URL: {message}"),
         source: None,
-    })
+    };
+    let (files, rest) = tls::take_files(&normalised).map_err(invalid)?;
+    let opts = Opts::from_url(&rest).map_err(|e| invalid(e.to_string()))?;
+    files.apply(opts).map_err(invalid)
 }
 
 /// `user@host:port/db`, for messages: never the password.

@@ -63,8 +63,8 @@ fn extract_from_url(url: &str) -> Result<Extracted, String> {
     let mut kept = Vec::new();
     for pair in query.into_iter().flat_map(|q| q.split('&')) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let key = percent_decode(key)?;
-        if !extracted.take(&key, percent_decode(value)?)? {
+        let key = crate::url::percent_decode(key)?;
+        if !extracted.take(&key, crate::url::percent_decode(value)?)? {
             kept.push(pair);
         }
     }
@@ -74,27 +74,6 @@ fn extract_from_url(url: &str) -> Result<Extracted, String> {
         format!("{base}?{}", kept.join("&"))
     };
     Ok(extracted)
-}
-
-/// Decodes `%XX` escapes (and leaves `+` alone, as libpq does).
-fn percent_decode(text: &str) -> Result<String, String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or("a malformed %-escape in a URL parameter")?;
-            out.push(hex);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).map_err(|_| "a URL parameter is not UTF-8 after %-decoding".to_owned())
 }
 
 fn extract_from_key_values(input: &str) -> Result<Extracted, String> {
