@@ -47,7 +47,8 @@
 //! be, `verify-full`), or else `~/.postgresql/root.crt` when it exists. Without roots,
 //! `verify-ca` and `verify-full` refuse to connect and say why. `sslcert` and `sslkey` (PEM,
 //! the key unencrypted) present a client certificate. `sslpassword`, `sslcrl`, `sslcrldir`
-//! and libpq's `allow` mode are refused rather than ignored. The files are read when the
+//! and libpq's `allow` mode are refused rather than ignored. The handshake offers ALPN
+//! `postgresql`, as libpq 17 does, so `sslnegotiation=direct` works with PostgreSQL 17. The files are read when the
 //! adapter opens, so a missing or malformed one is an error then, naming the file.
 //!
 //! In code, [`PostgresDialect::connect_with_tls`] takes the same settings as a

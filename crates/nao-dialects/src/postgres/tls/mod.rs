@@ -207,7 +207,7 @@ impl TlsSettings {
             .map_err(|e| format!("TLS setup failed: {e}"))?
             .dangerous()
             .with_custom_certificate_verifier(verifier);
-        let config = match &self.client_identity {
+        let mut config = match &self.client_identity {
             None => builder.with_no_client_auth(),
             Some((chain, key)) => builder
                 .with_client_auth_cert(load_chain(chain)?, load_key(key)?)
@@ -218,6 +218,9 @@ impl TlsSettings {
                     )
                 })?,
         };
+        // As libpq 17 does: PostgreSQL 17 requires it for `sslnegotiation=direct`, older
+        // servers ignore it.
+        config.alpn_protocols = vec![b"postgresql".to_vec()];
         Ok(Connector::new(Some(Arc::new(config)), mode))
     }
 
