@@ -87,6 +87,20 @@ impl TableInfo {
         }
     }
 
+    /// With its comment (`None` or blank: none).
+    #[must_use]
+    pub fn with_comment(mut self, comment: Option<String>) -> Self {
+        self.comment = non_blank(comment);
+        self
+    }
+
+    /// With the engine's row estimate.
+    #[must_use]
+    pub fn with_estimated_rows(mut self, rows: Option<u64>) -> Self {
+        self.estimated_rows = rows;
+        self
+    }
+
     /// The reference to this table.
     pub fn table_ref(&self) -> TableRef {
         TableRef {
@@ -178,6 +192,13 @@ impl TableSchema {
             columns,
         }
     }
+
+    /// With the table's comment (`None` or blank: none).
+    #[must_use]
+    pub fn with_comment(mut self, comment: Option<String>) -> Self {
+        self.comment = non_blank(comment);
+        self
+    }
 }
 
 /// One column of a table.
@@ -204,11 +225,36 @@ impl ColumnInfo {
             comment: None,
         }
     }
+
+    /// With its comment (`None` or blank: none).
+    #[must_use]
+    pub fn with_comment(mut self, comment: Option<String>) -> Self {
+        self.comment = non_blank(comment);
+        self
+    }
+}
+
+/// Engines report a missing comment as NULL or as an empty string: both are none.
+fn non_blank(comment: Option<String>) -> Option<String> {
+    comment.filter(|c| !c.trim().is_empty())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blank_comments_are_no_comments() {
+        let info = TableInfo::new(None, "t", TableKind::Table)
+            .with_comment(Some("  ".into()))
+            .with_estimated_rows(Some(3));
+        assert_eq!((info.comment, info.estimated_rows), (None, Some(3)));
+        let column = ColumnInfo::new("c", "TEXT", true).with_comment(Some("the c".into()));
+        assert_eq!(column.comment.as_deref(), Some("the c"));
+        let schema =
+            TableSchema::new(TableRef::parse("t"), vec![column]).with_comment(Some(String::new()));
+        assert_eq!(schema.comment, None);
+    }
 
     #[test]
     fn filter_matches_schema_and_wildcard_pattern() {

@@ -50,16 +50,11 @@ fn relations(connection: &Connection) -> duckdb::Result<Vec<Relation>> {
             } else {
                 TableKind::Table
             },
-            comment: non_empty(row.get(3)?),
+            comment: row.get(3)?,
             estimated_rows: estimated.and_then(|n| u64::try_from(n).ok()),
         })
     })?;
     rows.collect()
-}
-
-/// DuckDB reports a missing comment as NULL or, for some objects, as an empty string.
-fn non_empty(comment: Option<String>) -> Option<String> {
-    comment.filter(|c| !c.trim().is_empty())
 }
 
 /// The tables and views that pass `filter`.
@@ -73,10 +68,9 @@ pub(super) fn list_tables(
         .into_iter()
         .filter(|r| filter.matches(Some(&r.schema), &r.name))
         .map(|r| {
-            let mut info = TableInfo::new(Some(r.schema), r.name, r.kind);
-            info.comment = r.comment;
-            info.estimated_rows = r.estimated_rows;
-            info
+            TableInfo::new(Some(r.schema), r.name, r.kind)
+                .with_comment(r.comment)
+                .with_estimated_rows(r.estimated_rows)
         })
         .collect())
 }
@@ -112,21 +106,16 @@ pub(super) fn describe_table(
     let columns = statement
         .query_map(params![found.schema, found.name], |row| {
             let nullable: bool = row.get(2)?;
-            let mut column =
+            let column =
                 ColumnInfo::new(row.get::<_, String>(0)?, row.get::<_, String>(1)?, nullable);
-            column.comment = non_empty(row.get(3)?);
-            Ok(column)
+            Ok(column.with_comment(row.get(3)?))
         })
         .map_err(fail)?
         .collect::<duckdb::Result<Vec<_>>>()
         .map_err(fail)?;
-    let mut schema = TableSchema::new(
-        TableRef {
-            schema: Some(found.schema),
-            name: found.name,
-        },
-        columns,
-    );
-    schema.comment = found.comment;
-    Ok(schema)
+    let table = TableRef {
+        schema: Some(found.schema),
+        name: found.name,
+    };
+    Ok(TableSchema::new(table, columns).with_comment(found.comment))
 }

@@ -101,10 +101,9 @@ pub(super) async fn list_tables(
         .into_iter()
         .filter(|r| filter.matches(Some(&r.schema), &r.name))
         .map(|r| {
-            let mut info = TableInfo::new(Some(r.schema), r.name, r.kind);
-            info.comment = r.comment;
-            info.estimated_rows = r.estimated_rows;
-            info
+            TableInfo::new(Some(r.schema), r.name, r.kind)
+                .with_comment(r.comment)
+                .with_estimated_rows(r.estimated_rows)
         })
         .collect())
 }
@@ -137,18 +136,12 @@ pub(super) async fn describe_table(
         .iter()
         .filter_map(|row| {
             let nullable = text(row, 2).is_none_or(|n| n.eq_ignore_ascii_case("YES"));
-            let mut column = ColumnInfo::new(text(row, 0)?, text(row, 1)?, nullable);
-            column.comment = text(row, 3).filter(|c| !c.trim().is_empty());
-            Some(column)
+            Some(ColumnInfo::new(text(row, 0)?, text(row, 1)?, nullable).with_comment(text(row, 3)))
         })
         .collect();
-    let mut schema = TableSchema::new(
-        TableRef {
-            schema: Some(found.schema),
-            name: found.name,
-        },
-        columns,
-    );
-    schema.comment = found.comment;
-    Ok(schema)
+    let table = TableRef {
+        schema: Some(found.schema),
+        name: found.name,
+    };
+    Ok(TableSchema::new(table, columns).with_comment(found.comment))
 }

@@ -86,10 +86,9 @@ pub(super) async fn list_tables(
         .into_iter()
         .filter(|r| filter.matches(Some(&r.schema), &r.name))
         .map(|r| {
-            let mut info = TableInfo::new(Some(r.schema), r.name, r.kind);
-            info.comment = r.comment;
-            info.estimated_rows = r.estimated_rows;
-            info
+            TableInfo::new(Some(r.schema), r.name, r.kind)
+                .with_comment(r.comment)
+                .with_estimated_rows(r.estimated_rows)
         })
         .collect())
 }
@@ -121,22 +120,19 @@ pub(super) async fn describe_table(
     let columns = rows
         .iter()
         .map(|row| {
-            let mut column = ColumnInfo::new(
+            let column = ColumnInfo::new(
                 row.try_get::<_, String>(0)?,
                 row.try_get::<_, String>(1)?,
                 row.try_get::<_, bool>(2)?,
             );
-            column.comment = row.try_get(3)?;
-            Ok(column)
+            Ok(column.with_comment(row.try_get(3)?))
         })
         .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
-    let mut schema = TableSchema::new(
-        TableRef {
-            schema: Some(found.schema),
-            name: found.name,
-        },
-        columns,
-    );
-    schema.comment = found.comment;
-    Ok(Ok(schema))
+    let table = TableRef {
+        schema: Some(found.schema),
+        name: found.name,
+    };
+    Ok(Ok(
+        TableSchema::new(table, columns).with_comment(found.comment)
+    ))
 }

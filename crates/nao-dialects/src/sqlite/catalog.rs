@@ -44,9 +44,8 @@ pub(crate) fn list_tables(
         } else {
             TableKind::Table
         };
-        let mut info = TableInfo::new(None, name, kind);
-        info.comment = sql.and_then(|sql| comments::parse(&sql).table);
-        tables.push(info);
+        let comment = sql.and_then(|sql| comments::parse(&sql).table);
+        tables.push(TableInfo::new(None, name, kind).with_comment(comment));
     }
     Ok(tables)
 }
@@ -119,14 +118,11 @@ pub(crate) fn describe_table(
         .filter(|(.., hidden)| *hidden != 1)
         .map(|(name, engine_type, not_null, pk, _)| {
             let rowid = single_key && pk > 0 && engine_type.eq_ignore_ascii_case("INTEGER");
-            let mut column = ColumnInfo::new(name, engine_type, !(not_null || rowid));
-            column.comment = comments.column(&column.name).map(str::to_owned);
-            column
+            let comment = comments.column(&name).map(str::to_owned);
+            ColumnInfo::new(name, engine_type, !(not_null || rowid)).with_comment(comment)
         })
         .collect();
-    let mut schema = TableSchema::new(table.clone(), columns);
-    schema.comment = comments.table;
-    Ok(schema)
+    Ok(TableSchema::new(table.clone(), columns).with_comment(comments.table))
 }
 
 /// The `CREATE` text of a table or view of `main` (where its comments are).
