@@ -161,10 +161,11 @@ struct Limits {
 }
 
 impl Limits {
-    /// Resolves [`ABANDON_AFTER`] past the cancellation or the deadline, with the reason.
-    /// The watcher interrupts at once, and the worker normally answers within milliseconds;
-    /// this bound is for an interrupt DuckDB does not honour (seen once with a recursive CTE
-    /// in CI), so that the caller never waits on it.
+    /// Resolves [`ABANDON_AFTER`] after the cancellation or the deadline (counted from when
+    /// it is polled, if those are already past), with the reason. The watcher interrupts at
+    /// once, and the worker normally answers within milliseconds; this bound is for an
+    /// interrupt DuckDB does not honour (see the module docs), so that the caller never waits
+    /// on it. A batch already sent is still read first.
     async fn abandoned(&self) -> StopReason {
         let reason = tokio::select! {
             biased;
