@@ -11,7 +11,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::NameList;
 use crate::story::{MemoryStoryStore, StoryStore};
-use crate::{AuditSink, Dialect, ExecOptions, NoAudit, ResultStore, ToolError};
+use crate::{
+    AuditSink, Dialect, ExecOptions, NoAudit, QueryId, QueryResult, ResultStore, ToolError,
+};
 
 /// The databases an agent can query, by `database_id`.
 #[derive(Debug, Clone, Default)]
@@ -255,6 +257,20 @@ impl ToolContext {
     /// The stored results.
     pub fn results(&self) -> &Arc<ResultStore> {
         &self.results
+    }
+
+    /// The stored result a tool argument names (surrounding blanks ignored).
+    ///
+    /// # Errors
+    /// [`ToolError::UnknownQuery`] naming the id as given, when no result has it (it never
+    /// existed, or was evicted).
+    pub async fn result(&self, query_id: &str) -> Result<Arc<QueryResult>, ToolError> {
+        self.results
+            .get(&QueryId::from_model(query_id.trim()))
+            .await
+            .ok_or_else(|| ToolError::UnknownQuery {
+                query_id: query_id.to_owned(),
+            })
     }
 
     /// The settings.

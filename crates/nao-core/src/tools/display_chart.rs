@@ -79,14 +79,7 @@ impl Tool for DisplayChart {
         args: DisplayChartArgs,
         ctx: &ToolContext,
     ) -> Result<DisplayChartOutput, ToolError> {
-        let id = QueryId::from_model(args.query_id.trim());
-        let result = ctx
-            .results()
-            .get(&id)
-            .await
-            .ok_or_else(|| ToolError::UnknownQuery {
-                query_id: args.query_id.clone(),
-            })?;
+        let result = ctx.result(&args.query_id).await?;
         let spec = ChartSpec::new(
             result.id.as_str(),
             args.chart_type,

@@ -5,7 +5,7 @@ use nao_render::render_page;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{QueryId, Tool, ToolContext, ToolError};
+use crate::{Tool, ToolContext, ToolError};
 
 fn default_limit() -> u64 {
     20
@@ -67,14 +67,7 @@ impl Tool for ReadQueryResult {
         args: ReadQueryResultArgs,
         ctx: &ToolContext,
     ) -> Result<ReadQueryResultOutput, ToolError> {
-        let id = QueryId::from_model(args.query_id.trim());
-        let result = ctx
-            .results()
-            .get(&id)
-            .await
-            .ok_or_else(|| ToolError::UnknownQuery {
-                query_id: args.query_id.clone(),
-            })?;
+        let result = ctx.result(&args.query_id).await?;
         let settings = ctx.settings();
         let limit = args.limit.clamp(1, settings.max_page_rows.max(1));
         let page_limit = usize::try_from(limit).unwrap_or(usize::MAX);
