@@ -382,3 +382,21 @@ pub async fn demo_is_described(dialect: &dyn Dialect) {
         }
     }
 }
+
+/// Each `(sql, kind, code)`: the statement, run through the guard's escape hatch (so the
+/// engine, not the guard, judges it), fails with that [`DialectError::kind_code`] and that
+/// engine code (SQLSTATE, MySQL error number, …).
+pub async fn errors_carry_kind_and_code(dialect: &dyn Dialect, cases: &[(&str, &str, &str)]) {
+    for &(sql, kind, code) in cases {
+        let statement = ReadOnlySql::new_unchecked_allowing_writes(sql, dialect.sql_dialect());
+        let Err(error) = dialect.query(&statement, &ExecOptions::default()).await else {
+            panic!("{}: {sql} should fail with {kind} {code}", dialect.name());
+        };
+        assert_eq!(
+            (error.kind_code(), error.code()),
+            (kind, Some(code)),
+            "{}: {sql}: {error}",
+            dialect.name()
+        );
+    }
+}

@@ -982,30 +982,23 @@ async fn errors_keep_the_server_code() {
     let Some(url) = server_url() else { return };
     let test = TestDb::create(&url).await;
     let db = test.ro_dialect("mysql_errors").await;
-    let cases = [
-        ("SELECT * FROM no_such_table", "unknown_object", "1146"),
-        (
-            "SELECT no_such_column FROM nao_conformance",
-            "unknown_object",
-            "1054",
-        ),
-        // The server checks EXECUTE on a stored function before it looks for it.
-        ("SELECT no_such_function(1)", "permission", "1370"),
-        ("SELECT 1; SELECT 2", "syntax", "1064"),
-        ("SELEC 1", "syntax", "1064"),
-        ("SELECT * FROM mysql.user", "permission", "1142"),
-    ];
-    for (sql, kind, code) in cases {
-        let error = db
-            .query(&unchecked(&db, sql), &ExecOptions::default())
-            .await
-            .unwrap_err();
-        assert_eq!(
-            (error.kind_code(), error.code()),
-            (kind, Some(code)),
-            "{sql}: {error}"
-        );
-    }
+    conformance::errors_carry_kind_and_code(
+        &db,
+        &[
+            ("SELECT * FROM no_such_table", "unknown_object", "1146"),
+            (
+                "SELECT no_such_column FROM nao_conformance",
+                "unknown_object",
+                "1054",
+            ),
+            // The server checks EXECUTE on a stored function before it looks for it.
+            ("SELECT no_such_function(1)", "permission", "1370"),
+            ("SELECT 1; SELECT 2", "syntax", "1064"),
+            ("SELEC 1", "syntax", "1064"),
+            ("SELECT * FROM mysql.user", "permission", "1142"),
+        ],
+    )
+    .await;
     // A value the server cannot compute mid-stream is an engine error with its code.
     let error = db
         .query(

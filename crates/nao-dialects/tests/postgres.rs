@@ -806,28 +806,25 @@ async fn errors_keep_their_sqlstate_and_kind() {
         .admin(&format!("REVOKE SELECT ON secret FROM {}", sandbox.role))
         .await;
     let db = sandbox.adapter().await;
-    for (sql, kind, code) in [
-        ("SELEC 1", "syntax", "42601"),
-        ("SELECT 1; SELECT 2", "syntax", "42601"),
-        ("SELECT * FROM no_such_table", "unknown_object", "42P01"),
-        (
-            "SELECT nope FROM nao_conformance",
-            "unknown_object",
-            "42703",
-        ),
-        ("SELECT no_such_function(1)", "unknown_object", "42883"),
-        ("SELECT * FROM no_such_schema.t", "unknown_object", "42P01"),
-        ("SELECT * FROM secret", "permission", "42501"),
-        ("SELECT 1 / 0", "engine", "22012"),
-        ("SELECT id + 'x' FROM nao_conformance", "engine", "22P02"),
-    ] {
-        let error = db
-            .query(&unchecked(sql), &ExecOptions::default())
-            .await
-            .unwrap_err();
-        assert_eq!(error.kind_code(), kind, "{sql}: {error}");
-        assert_eq!(error.code(), Some(code), "{sql}: {error}");
-    }
+    conformance::errors_carry_kind_and_code(
+        &db,
+        &[
+            ("SELEC 1", "syntax", "42601"),
+            ("SELECT 1; SELECT 2", "syntax", "42601"),
+            ("SELECT * FROM no_such_table", "unknown_object", "42P01"),
+            (
+                "SELECT nope FROM nao_conformance",
+                "unknown_object",
+                "42703",
+            ),
+            ("SELECT no_such_function(1)", "unknown_object", "42883"),
+            ("SELECT * FROM no_such_schema.t", "unknown_object", "42P01"),
+            ("SELECT * FROM secret", "permission", "42501"),
+            ("SELECT 1 / 0", "engine", "22012"),
+            ("SELECT id + 'x' FROM nao_conformance", "engine", "22P02"),
+        ],
+    )
+    .await;
     let hint = db
         .query(
             &unchecked("SELECT no_such_function(1)"),
