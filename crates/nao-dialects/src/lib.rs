@@ -70,6 +70,6 @@ pub mod sqlite;
 pub mod story_store;
 mod url;
 
-pub use url::{OpenError, open};
+pub use url::{OpenError, OpenOptions, open, open_with};
 
 pub use nao_core as core;

@@ -37,22 +37,123 @@ pub enum OpenError {
     Dialect(#[from] DialectError),
 }
 
+/// How [`open_with`] opens a server database: the role it reads as, and whether a privileged
+/// role is accepted.
+///
+/// Server adapters (PostgreSQL, MySQL/MariaDB) inspect their own privileges when they open
+/// and refuse a role that could do more than read (a superuser, file access, signalling other
+/// sessions, any write grant), naming each privilege and giving the SQL for a read-only role.
+/// [`allow_privileged`](Self::allow_privileged) is the host insisting; [`set_role`](Self::set_role)
+/// is the safe path: switch to a read-only role on every connection, and check that role.
+///
+/// The URL parameters `allow_privileged=true` and `set_role=<name>` say the same (and win
+/// over these options when given). Embedded engines (SQLite, DuckDB) have no roles and ignore
+/// both. `Debug` shows both fields; neither is a secret.
+///
+/// ```
+/// let options = nao_dialects::OpenOptions::new().set_role("nao_reader");
+/// # let _ = options;
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// Open even when the role has privileges beyond reading.
+    allow_privileged: bool,
+    /// A role to switch to on every connection (`SET ROLE`) before anything runs.
+    set_role: Option<String>,
+}
+
+impl OpenOptions {
+    /// The defaults: refuse privileged roles, switch to no role.
+    pub fn new() -> Self {
+        OpenOptions::default()
+    }
+
+    /// Opens even when the role is privileged (superuser, file access, write grants, …).
+    /// The guard and the read-only transaction still apply, but the role no longer backs
+    /// them up: use it only when no read-only role can be had.
+    #[must_use]
+    pub fn allow_privileged(mut self, yes: bool) -> Self {
+        self.allow_privileged = yes;
+        self
+    }
+
+    /// Runs `SET ROLE <role>` on every new connection, so statements and the privilege check
+    /// run as `role`. See the adapters' docs for what this does and does not protect against
+    /// when the login role itself is privileged.
+    #[must_use]
+    pub fn set_role(mut self, role: impl Into<String>) -> Self {
+        self.set_role = Some(role.into());
+        self
+    }
+
+    /// Whether a privileged role is accepted.
+    pub fn allows_privileged(&self) -> bool {
+        self.allow_privileged
+    }
+
+    /// The role every connection switches to, if any.
+    pub fn role(&self) -> Option<&str> {
+        self.set_role.as_deref()
+    }
+}
+
 /// Opens a read-only adapter from a URL, naming it `name` (its `database_id`):
 /// `sqlite:///path/to.db`, `sqlite::memory:`, `duckdb:///path/to.duckdb`, `duckdb::memory:`,
-/// `postgres://user@host:5432/db`, `mysql://user@host:3306/db`.
+/// `postgres://user@host:5432/db`, `mysql://user@host:3306/db`. The same as [`open_with`] and
+/// the default [`OpenOptions`]: a privileged server role is refused.
+///
+/// # Errors
+/// As [`open_with`].
 pub async fn open(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    open_with(name, url, &OpenOptions::default()).await
+}
+
+/// Opens a read-only adapter from a URL, as [`open`], with `options` (used by server
+/// adapters; embedded engines ignore them).
+///
+/// # Errors
+/// [`OpenError::InvalidUrl`], [`OpenError::UnknownScheme`] or [`OpenError::FeatureDisabled`]
+/// for the URL itself; [`OpenError::Dialect`] when the adapter cannot open, among them
+/// [`DialectError::Permission`] when a server role is privileged and `options` do not allow
+/// it. No error repeats the URL's password.
+pub async fn open_with(
+    name: &str,
+    url: &str,
+    options: &OpenOptions,
+) -> Result<Arc<dyn Dialect>, OpenError> {
     let Some((scheme, rest)) = url.split_once(':') else {
         return Err(OpenError::InvalidUrl {
-            message: format!("{url:?} has no scheme (like sqlite:///path.db)"),
+            message: "the URL has no scheme (like sqlite:///path.db, postgres://host/db or \
+                      mysql://host/db)"
+                .to_owned(),
         });
     };
     let scheme = scheme.to_ascii_lowercase();
     match scheme.as_str() {
         "sqlite" => open_sqlite(name, rest).await,
         "duckdb" => open_duckdb(name, rest).await,
-        "postgres" | "postgresql" => open_postgres(name, url).await,
-        "mysql" | "mariadb" => open_mysql(name, url).await,
-        _ => Err(OpenError::UnknownScheme { scheme }),
+        "postgres" | "postgresql" => open_postgres(name, url, options).await,
+        "mysql" | "mariadb" => open_mysql(name, url, options).await,
+        _ => Err(OpenError::UnknownScheme {
+            scheme: printable_scheme(&scheme),
+        }),
+    }
+}
+
+/// The scheme for an error message: a real scheme is short and alphanumeric; anything else
+/// (a `host=… password=…` string has no `:` before its password, but `user:secret@host`
+/// without `//` does) is not repeated.
+fn printable_scheme(scheme: &str) -> String {
+    let plausible = !scheme.is_empty()
+        && scheme.len() <= 20
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if plausible {
+        scheme.to_owned()
+    } else {
+        "(not a scheme)".to_owned()
     }
 }
 
@@ -142,14 +243,22 @@ async fn open_duckdb(_name: &str, _rest: &str) -> Result<Arc<dyn Dialect>, OpenE
 }
 
 #[cfg(feature = "postgres")]
-async fn open_postgres(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+async fn open_postgres(
+    name: &str,
+    url: &str,
+    _options: &OpenOptions,
+) -> Result<Arc<dyn Dialect>, OpenError> {
     crate::postgres::open_url(name, url)
         .await
         .map_err(OpenError::from)
 }
 
 #[cfg(not(feature = "postgres"))]
-async fn open_postgres(_name: &str, _url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+async fn open_postgres(
+    _name: &str,
+    _url: &str,
+    _options: &OpenOptions,
+) -> Result<Arc<dyn Dialect>, OpenError> {
     Err(OpenError::FeatureDisabled {
         scheme: "postgres".into(),
         feature: "postgres",
@@ -157,14 +266,22 @@ async fn open_postgres(_name: &str, _url: &str) -> Result<Arc<dyn Dialect>, Open
 }
 
 #[cfg(feature = "mysql")]
-async fn open_mysql(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+async fn open_mysql(
+    name: &str,
+    url: &str,
+    _options: &OpenOptions,
+) -> Result<Arc<dyn Dialect>, OpenError> {
     crate::mysql::open_url(name, url)
         .await
         .map_err(OpenError::from)
 }
 
 #[cfg(not(feature = "mysql"))]
-async fn open_mysql(_name: &str, _url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+async fn open_mysql(
+    _name: &str,
+    _url: &str,
+    _options: &OpenOptions,
+) -> Result<Arc<dyn Dialect>, OpenError> {
     Err(OpenError::FeatureDisabled {
         scheme: "mysql".into(),
         feature: "mysql",
