@@ -115,6 +115,16 @@ impl SqlDialect {
         }
     }
 
+    /// Whether the engine reads `x.f` as the function call `f(x)` when `x` has no column or
+    /// field `f` (PostgreSQL's attribute notation, which Redshift inherits). The generic
+    /// dialects say yes, since their text may run on such an engine.
+    pub fn calls_functions_through_attributes(self) -> bool {
+        matches!(
+            self,
+            SqlDialect::Postgres | SqlDialect::Redshift | SqlDialect::Generic | SqlDialect::Ansi
+        )
+    }
+
     /// Whether every CTE may refer to itself without the `RECURSIVE` keyword (T-SQL,
     /// Snowflake), so a CTE's own name inside its body is the CTE, not a table.
     pub fn ctes_are_implicitly_recursive(self) -> bool {

@@ -72,6 +72,7 @@ pub fn check(sql: &str, dialect: SqlDialect, policy: &Policy) -> Result<ReadOnly
         tables: walker.tables,
         limit: own_limit,
         cap_applied,
+        attribute_refs: walker.attribute_refs,
     })
 }
 

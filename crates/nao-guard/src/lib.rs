@@ -75,6 +75,7 @@
 #![forbid(unsafe_code)]
 
 mod analysis;
+mod attributes;
 mod columns;
 mod confusable;
 mod dialect;
@@ -92,6 +93,7 @@ mod table_name;
 mod walker;
 
 pub use analysis::Analysis;
+pub use attributes::AttributeRef;
 pub use dialect::{RowCapSyntax, SqlDialect, UnknownDialect};
 pub use guard::{analyze, check};
 pub use policy::{

@@ -1,6 +1,6 @@
 //! The proof that a statement passed the guard.
 
-use crate::{SqlDialect, TableName};
+use crate::{AttributeRef, SqlDialect, TableName};
 
 /// What kind of read-only statement passed the guard.
 #[non_exhaustive]
@@ -30,6 +30,7 @@ pub struct ReadOnlySql {
     pub(crate) tables: Vec<TableName>,
     pub(crate) limit: Option<u64>,
     pub(crate) cap_applied: bool,
+    pub(crate) attribute_refs: Vec<AttributeRef>,
 }
 
 impl ReadOnlySql {
@@ -45,6 +46,7 @@ impl ReadOnlySql {
             tables: Vec::new(),
             limit: None,
             cap_applied: false,
+            attribute_refs: Vec::new(),
         }
     }
 
@@ -84,6 +86,15 @@ impl ReadOnlySql {
     /// Whether the policy's row cap added a limit or lowered the query's own.
     pub fn cap_applied(&self) -> bool {
         self.cap_applied
+    }
+
+    /// Qualified column references that the engine would run as function calls if they were
+    /// not columns, and that only the database's catalogue can prove to be columns (see
+    /// [`AttributeRef`]). Empty except in the dialects that
+    /// [call functions through attributes](SqlDialect::calls_functions_through_attributes).
+    /// An adapter for such an engine checks them before running the statement.
+    pub fn attribute_refs(&self) -> &[AttributeRef] {
+        &self.attribute_refs
     }
 
     /// The limit the text now carries: the smaller of the query's own and the cap, when either

@@ -137,6 +137,18 @@ pub enum RejectKind {
         /// Why it is refused.
         class: FunctionClass,
     },
+    /// A name the engine may run as a function call although it is not written as one:
+    /// PostgreSQL's attribute notation (`t.f` is `f(t)`, `(x).f` is `f(x)` when there is no
+    /// such column or field), a user-defined operator, or a cast to a type the guard does not
+    /// know (its input function and domain checks run).
+    ImplicitCall {
+        /// The expression as written (`t.touch`, `('/etc/hostname'::text).pg_read_file`).
+        written: String,
+        /// The call the engine would make (`touch(t)`).
+        call: String,
+        /// Why the call is refused.
+        class: FunctionClass,
+    },
     /// A relation that names a file, a URL or a stage instead of a table (DuckDB
     /// `FROM 'data.csv'`, Snowflake `FROM @stage`).
     FileReference {
@@ -174,6 +186,7 @@ impl RejectKind {
             RejectKind::Locking { .. } => "locking",
             RejectKind::SessionChange { .. } => "session_change",
             RejectKind::Function { .. } => "function",
+            RejectKind::ImplicitCall { .. } => "implicit_call",
             RejectKind::FileReference { .. } => "file_reference",
             RejectKind::TableNotAllowed { .. } => "table_not_allowed",
             RejectKind::ColumnNotAllowed { .. } => "column_not_allowed",
@@ -320,6 +333,25 @@ impl Rejection {
                 };
                 format!(
                     "The function {name}{at} is not allowed: it {}. {advice}.",
+                    class.describe()
+                )
+            }
+            RejectKind::ImplicitCall {
+                written,
+                call,
+                class,
+            } => {
+                let advice = match class {
+                    FunctionClass::Unknown => {
+                        "If you meant a column, write it unqualified, or check its name with \
+                         describe_table; a derived table or CTE that names its columns makes \
+                         qualified references provable"
+                    }
+                    _ => "Remove it; only columns and side-effect-free expressions are allowed",
+                };
+                format!(
+                    "{written}{at} is not allowed: unless it names a column, the engine runs it \
+                     as the call {call}, which {}. {advice}.",
                     class.describe()
                 )
             }

@@ -4,18 +4,19 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, JoinConstraint,
-    JoinOperator, ObjectName, PipeOperator, Query, Select, SelectItem,
-    SelectItemQualifiedWildcardKind, SetExpr, Spanned, Statement, TableFactor, TableWithJoins,
-    Visit, Visitor,
+    AccessExpr, BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident,
+    JoinConstraint, JoinOperator, JsonPath, JsonPathElem, ObjectName, PipeOperator, Query, Select,
+    SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Spanned, Statement, TableFactor,
+    TableWithJoins, Visit, Visitor,
 };
 use sqlparser::tokenizer::Span;
 
+use crate::attributes::{Attributes, Resolved};
 use crate::columns::ColumnUse;
 use crate::functions::{self, Catalogued};
 use crate::rejection::Position;
 use crate::scope::CteScopes;
-use crate::{FunctionClass, Policy, RejectKind, Rejection, SqlDialect, TableName};
+use crate::{AttributeRef, FunctionClass, Policy, RejectKind, Rejection, SqlDialect, TableName};
 
 /// T-SQL table hints that only choose how to read; every other hint may lock.
 const READ_ONLY_TABLE_HINTS: &[&str] = &[
@@ -38,6 +39,10 @@ pub(crate) struct Walker<'p> {
     pub(crate) tables: Vec<TableName>,
     pub(crate) functions: Vec<String>,
     columns: ColumnUse,
+    /// Attribute references the engine may read as calls (`t.f` is `f(t)` in PostgreSQL).
+    attributes: Attributes,
+    /// The references only the catalogue can prove columns, for the adapter.
+    pub(crate) attribute_refs: Vec<AttributeRef>,
     scopes: CteScopes,
     /// Statements allowed to appear nested: the one EXPLAIN explains (by address).
     allowed_nested_statement: Option<usize>,
@@ -112,6 +117,8 @@ impl<'p> Walker<'p> {
             tables: Vec::new(),
             functions: Vec::new(),
             columns: ColumnUse::new(!policy.denied_columns.is_empty()),
+            attributes: Attributes::default(),
+            attribute_refs: Vec::new(),
             scopes: CteScopes::default(),
             allowed_nested_statement: None,
             statement_depth: 0,
@@ -140,6 +147,9 @@ impl<'p> Walker<'p> {
     pub(crate) fn walk(&mut self, statement: &Statement) {
         let _ = statement.visit(self);
         if self.rejections.is_empty() || !self.stop_at_first {
+            self.resolve_attributes();
+        }
+        if self.rejections.is_empty() || !self.stop_at_first {
             let findings = self.columns.denied(self.policy, &self.tables);
             for kind in findings {
                 if self.reject(kind, None).is_break() {
@@ -156,6 +166,144 @@ impl<'p> Walker<'p> {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
+        }
+    }
+
+    /// Whether `name`, used as an attribute, needs proof that it is a column: `None` when it is
+    /// harmless either way (a side-effect-free built-in, or a function the policy allows),
+    /// `Some(class)` when a call of it would be refused for `class`.
+    fn attribute_call_class(&self, name: &Ident) -> Option<FunctionClass> {
+        let folded = name.value.to_ascii_lowercase();
+        if self.policy.function_denied_by_name(&folded) {
+            return Some(FunctionClass::DeniedByPolicy);
+        }
+        let object = ObjectName::from(vec![name.clone()]);
+        match functions::classify(self.dialect, &object) {
+            Catalogued::Denied(class) => Some(class),
+            Catalogued::Allowed => None,
+            Catalogued::Unknown
+                if self.policy.allow_unknown_functions
+                    || self.policy.function_allowed_by_name(&[folded]) =>
+            {
+                None
+            }
+            Catalogued::Unknown => Some(FunctionClass::Unknown),
+        }
+    }
+
+    /// `q.name`, `s.t.name`: refused at once when `name` is a denied function, else resolved
+    /// once the statement's FROM clauses are known.
+    fn check_qualified_attribute(&mut self, parts: &[Ident]) -> ControlFlow<()> {
+        let [.., qualifier, name] = parts else {
+            return ControlFlow::Continue(());
+        };
+        let at = parts.first().and_then(|i| position(i.span));
+        match self.attribute_call_class(name) {
+            None => ControlFlow::Continue(()),
+            Some(FunctionClass::Unknown) => {
+                self.attributes.qualified(parts, at);
+                ControlFlow::Continue(())
+            }
+            Some(class) => {
+                let written = join_idents(parts);
+                let call = format!("{name}({qualifier})");
+                self.reject(
+                    RejectKind::ImplicitCall {
+                        written,
+                        call,
+                        class,
+                    },
+                    at,
+                )
+            }
+        }
+    }
+
+    /// `(expr).name` and longer chains: each name is a field of the value before it, or a call
+    /// of that name on it.
+    fn check_field_access(&mut self, root: &Expr, chain: &[AccessExpr]) -> ControlFlow<()> {
+        for (i, access) in chain.iter().enumerate() {
+            let AccessExpr::Dot(Expr::Identifier(name)) = access else {
+                continue;
+            };
+            let at = position(name.span);
+            match self.attribute_call_class(name) {
+                None => {}
+                Some(FunctionClass::Unknown) => {
+                    // Only the first field can be proven, against the relation `root` names.
+                    let value = if i == 0 { Some(root) } else { None };
+                    self.attributes.field(value, name, at);
+                }
+                Some(class) => {
+                    let written = format!("{root}.{name}");
+                    let call = format!("{name}({root})");
+                    self.reject(
+                        RejectKind::ImplicitCall {
+                            written,
+                            call,
+                            class,
+                        },
+                        at,
+                    )?;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Redshift's navigation into SUPER values (`t.doc[1].name`) reads fields, but a key named
+    /// like a denied function is refused as if it were attribute notation: nothing is lost by
+    /// that, and the engine's reading of it is not worth betting on.
+    fn check_json_path(&mut self, value: &Expr, path: &JsonPath) -> ControlFlow<()> {
+        for element in &path.path {
+            let JsonPathElem::Dot { key, quoted } = element else {
+                continue;
+            };
+            let name = match quoted {
+                true => Ident::with_quote('"', key.as_str()),
+                false => Ident::new(key.as_str()),
+            };
+            if let Some(class) = self.attribute_call_class(&name)
+                && class != FunctionClass::Unknown
+            {
+                let written = format!("{value}{path}");
+                let call = format!("{name}({value})");
+                let at = position(value.span());
+                self.reject(
+                    RejectKind::ImplicitCall {
+                        written,
+                        call,
+                        class,
+                    },
+                    at,
+                )?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Resolves the attribute references collected during the walk.
+    fn resolve_attributes(&mut self) {
+        for resolved in self.attributes.resolve() {
+            match resolved {
+                Resolved::Column => {}
+                Resolved::Report(reference) => {
+                    if !self.attribute_refs.contains(&reference) {
+                        self.attribute_refs.push(reference);
+                    }
+                }
+                Resolved::Call { written, call, at } => {
+                    let class = FunctionClass::Unknown;
+                    let kind = RejectKind::ImplicitCall {
+                        written,
+                        call,
+                        class,
+                    };
+                    if self.reject(kind, at).is_break() {
+                        return;
+                    }
+                }
+            }
         }
     }
 
@@ -378,6 +526,9 @@ impl Visitor for Walker<'_> {
     fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
         self.scopes
             .enter_query(query, self.dialect.ctes_are_implicitly_recursive());
+        if self.dialect.calls_functions_through_attributes() {
+            self.attributes.define_ctes(query);
+        }
         self.check_query_clauses(query)?;
         self.check_table_queries(query)
     }
@@ -392,6 +543,13 @@ impl Visitor for Walker<'_> {
     }
 
     fn pre_visit_table_factor(&mut self, factor: &TableFactor) -> ControlFlow<()> {
+        if self.dialect.calls_functions_through_attributes() {
+            let is_cte = match factor {
+                TableFactor::Table { name, .. } => self.scopes.is_cte(name),
+                _ => false,
+            };
+            self.attributes.bind(factor, is_cte);
+        }
         match factor {
             TableFactor::Table {
                 name,
@@ -484,7 +642,20 @@ impl Visitor for Walker<'_> {
             Expr::CompoundIdentifier(idents) => {
                 let at = idents.first().and_then(|i| position(i.span));
                 self.columns.identifier(idents, at);
+                if self.dialect.calls_functions_through_attributes() {
+                    return self.check_qualified_attribute(idents);
+                }
                 ControlFlow::Continue(())
+            }
+            Expr::CompoundFieldAccess { root, access_chain }
+                if self.dialect.calls_functions_through_attributes() =>
+            {
+                self.check_field_access(root, access_chain)
+            }
+            Expr::JsonAccess { value, path }
+                if self.dialect.calls_functions_through_attributes() =>
+            {
+                self.check_json_path(value, path)
             }
             Expr::QualifiedWildcard(name, _) => {
                 self.columns.wildcard(Some(name));
@@ -498,4 +669,12 @@ impl Visitor for Walker<'_> {
         self.expr_depth -= 1;
         ControlFlow::Continue(())
     }
+}
+
+fn join_idents(parts: &[Ident]) -> String {
+    parts
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(".")
 }

@@ -34,6 +34,7 @@ const REJECT_CODES: &[&str] = &[
     "executable_comment",
     "table_not_allowed",
     "column_not_allowed",
+    "implicit_call",
 ];
 
 const FUNCTION_CLASSES: &[&str] = &[
@@ -60,6 +61,7 @@ const FILES: &[&str] = &[
     "policy.toml",
     "limits.toml",
     "introspection.toml",
+    "attribute_calls.toml",
 ];
 
 #[derive(Debug, Deserialize)]
@@ -200,8 +202,8 @@ fn validate(case: &Case) -> Result<(Vec<String>, Vec<SqlDialect>), String> {
         return Err("tables/limit/sql_out/cap_applied/kind only go with expect = \"ok\"".into());
     }
     if let Some(class) = &case.class {
-        if case.expect.as_deref() != Some("function") {
-            return Err("class only goes with expect = \"function\"".into());
+        if !matches!(case.expect.as_deref(), Some("function" | "implicit_call")) {
+            return Err("class only goes with expect = \"function\" or \"implicit_call\"".into());
         }
         if !FUNCTION_CLASSES.contains(&class.as_str()) {
             return Err(format!("unknown function class {class:?}"));
@@ -268,7 +270,8 @@ fn describe_err(r: &Rejection) -> String {
 /// The function class code of a rejection, when it is a function rejection.
 fn function_class(r: &Rejection) -> Option<&'static str> {
     match r.kind() {
-        nao_guard::RejectKind::Function { class, .. } => Some(class.code()),
+        nao_guard::RejectKind::Function { class, .. }
+        | nao_guard::RejectKind::ImplicitCall { class, .. } => Some(class.code()),
         _ => None,
     }
 }
@@ -523,6 +526,7 @@ case_file_tests! {
     policy => "policy.toml",
     limits => "limits.toml",
     introspection => "introspection.toml",
+    attribute_calls => "attribute_calls.toml",
 }
 
 #[test]

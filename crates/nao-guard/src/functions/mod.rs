@@ -384,13 +384,33 @@ fn affix_class(
 }
 
 #[cfg(test)]
-pub(super) mod testing {
+pub(crate) mod testing {
     //! Helpers for the catalogue's unit tests.
 
     use sqlparser::ast::{Ident, ObjectName};
 
     use super::{Catalogued, classify};
     use crate::SqlDialect;
+
+    /// A name for every entry of the denied catalogue: each exact name, and for each denied
+    /// prefix or suffix a made-up name that carries it.
+    pub(crate) fn denied_names() -> Vec<String> {
+        let exact = super::denied::EXACT
+            .iter()
+            .chain(
+                super::ALL_DIALECT_DENIED
+                    .iter()
+                    .flat_map(|list| list.iter()),
+            )
+            .map(|(name, _)| (*name).to_owned());
+        let prefixed = super::denied::PREFIXES
+            .iter()
+            .map(|affix| format!("{}probe", affix.text));
+        let suffixed = super::denied::SUFFIXES
+            .iter()
+            .map(|affix| format!("probe{}", affix.text));
+        exact.chain(prefixed).chain(suffixed).collect()
+    }
 
     /// Builds a name from `a.b.c`, where a part written `"x"` is double-quoted.
     pub(crate) fn name(spec: &str) -> ObjectName {
