@@ -266,7 +266,7 @@ fn report(relation: Option<TableName>, name: &Ident) -> Resolved {
 fn call(written: &str, name: &Ident, argument: &str, at: Option<Position>) -> Resolved {
     Resolved::Call {
         written: written.to_owned(),
-        call: format!("{name}({argument})"),
+        call: format!("{name}({argument}) when {argument} has no column or field {name}"),
         at,
     }
 }

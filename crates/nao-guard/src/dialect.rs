@@ -125,6 +125,13 @@ impl SqlDialect {
         )
     }
 
+    /// Whether operators and casts may run user-defined functions: PostgreSQL runs the
+    /// function behind an operator and a type's input function, cast function and domain
+    /// checks on a cast, and lets users define all of them. The generic dialects say yes.
+    pub fn runs_functions_behind_operators_and_casts(self) -> bool {
+        self.calls_functions_through_attributes()
+    }
+
     /// Whether every CTE may refer to itself without the `RECURSIVE` keyword (T-SQL,
     /// Snowflake), so a CTE's own name inside its body is the CTE, not a table.
     pub fn ctes_are_implicitly_recursive(self) -> bool {

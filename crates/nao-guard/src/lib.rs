@@ -82,6 +82,7 @@ mod dialect;
 mod fallback;
 mod functions;
 mod guard;
+mod implicit;
 mod lexical;
 mod limit;
 mod policy;

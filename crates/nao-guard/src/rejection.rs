@@ -343,15 +343,16 @@ impl Rejection {
             } => {
                 let advice = match class {
                     FunctionClass::Unknown => {
-                        "If you meant a column, write it unqualified, or check its name with \
-                         describe_table; a derived table or CTE that names its columns makes \
-                         qualified references provable"
+                        "If you meant a column, write it unqualified or check its name with \
+                         describe_table (a derived table or CTE that names its columns makes \
+                         qualified references provable); instead of a cast to a user-defined \
+                         type, compare with a plain literal (status = 'shipped' needs no cast)"
                     }
                     _ => "Remove it; only columns and side-effect-free expressions are allowed",
                 };
                 format!(
-                    "{written}{at} is not allowed: unless it names a column, the engine runs it \
-                     as the call {call}, which {}. {advice}.",
+                    "{written}{at} is not allowed: the engine runs it as {call}, which {}. \
+                     {advice}.",
                     class.describe()
                 )
             }

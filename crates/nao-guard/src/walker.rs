@@ -7,13 +7,14 @@ use sqlparser::ast::{
     AccessExpr, BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident,
     JoinConstraint, JoinOperator, JsonPath, JsonPathElem, ObjectName, PipeOperator, Query, Select,
     SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Spanned, Statement, TableFactor,
-    TableWithJoins, Visit, Visitor,
+    TableWithJoins, TypedString, Visit, Visitor,
 };
 use sqlparser::tokenizer::Span;
 
 use crate::attributes::{Attributes, Resolved};
 use crate::columns::ColumnUse;
 use crate::functions::{self, Catalogued};
+use crate::implicit;
 use crate::rejection::Position;
 use crate::scope::CteScopes;
 use crate::{AttributeRef, FunctionClass, Policy, RejectKind, Rejection, SqlDialect, TableName};
@@ -206,7 +207,7 @@ impl<'p> Walker<'p> {
             }
             Some(class) => {
                 let written = join_idents(parts);
-                let call = format!("{name}({qualifier})");
+                let call = format!("{name}({qualifier}) when {qualifier} has no column {name}");
                 self.reject(
                     RejectKind::ImplicitCall {
                         written,
@@ -236,7 +237,7 @@ impl<'p> Walker<'p> {
                 }
                 Some(class) => {
                     let written = format!("{root}.{name}");
-                    let call = format!("{name}({root})");
+                    let call = format!("{name}({root}) when the value has no field {name}");
                     self.reject(
                         RejectKind::ImplicitCall {
                             written,
@@ -267,7 +268,7 @@ impl<'p> Walker<'p> {
                 && class != FunctionClass::Unknown
             {
                 let written = format!("{value}{path}");
-                let call = format!("{name}({value})");
+                let call = format!("{name}({value}) when the value has no field {name}");
                 let at = position(value.span());
                 self.reject(
                     RejectKind::ImplicitCall {
@@ -280,6 +281,20 @@ impl<'p> Walker<'p> {
             }
         }
         ControlFlow::Continue(())
+    }
+
+    /// A user-defined operator or type: refused unless the policy allows it by name.
+    fn check_implicit(&mut self, expr: &Expr, name: &str, runs: &str) -> ControlFlow<()> {
+        let folded = name.to_ascii_lowercase();
+        if self.policy.allow_unknown_functions || self.policy.function_allowed_by_name(&[folded]) {
+            return ControlFlow::Continue(());
+        }
+        let kind = RejectKind::ImplicitCall {
+            written: expr.to_string(),
+            call: format!("{runs} {name}"),
+            class: FunctionClass::Unknown,
+        };
+        self.reject(kind, position(expr.span()))
     }
 
     /// Resolves the attribute references collected during the walk.
@@ -616,6 +631,31 @@ impl Visitor for Walker<'_> {
             } => {
                 let what = format!("it assigns {left} with :=");
                 self.reject(RejectKind::SessionChange { what }, position(expr.span()))
+            }
+            Expr::BinaryOp { op, .. }
+                if self.dialect.runs_functions_behind_operators_and_casts() =>
+            {
+                match implicit::user_operator(op) {
+                    Some(symbol) => {
+                        self.check_implicit(expr, &symbol, "the function behind operator")
+                    }
+                    None => ControlFlow::Continue(()),
+                }
+            }
+            Expr::Cast { data_type, .. } | Expr::TypedString(TypedString { data_type, .. })
+                if self.dialect.runs_functions_behind_operators_and_casts() =>
+            {
+                match implicit::user_type(data_type) {
+                    Some(name) => {
+                        let name = name.to_string();
+                        self.check_implicit(
+                            expr,
+                            &name,
+                            "the input, cast and check functions of type",
+                        )
+                    }
+                    None => ControlFlow::Continue(()),
+                }
             }
             Expr::Identifier(ident) => {
                 self.columns
