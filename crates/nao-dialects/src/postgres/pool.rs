@@ -29,6 +29,8 @@ pub(super) struct Pool {
     config: Config,
     tls: Connector,
     idle: Mutex<Vec<Client>>,
+    /// Run after [`SESSION_SETUP`] on each new connection (`SET ROLE …`), if any.
+    extra_setup: Option<String>,
 }
 
 impl Pool {
@@ -58,7 +60,14 @@ impl Pool {
             config,
             tls,
             idle: Mutex::new(Vec::new()),
+            extra_setup: None,
         })
+    }
+
+    /// Runs `statement` on every new connection, after the session setup.
+    pub(super) fn with_extra_setup(mut self, statement: Option<String>) -> Self {
+        self.extra_setup = statement;
+        self
     }
 
     /// The connection settings (the password stays inside; callers print only what they pick).
@@ -122,6 +131,9 @@ impl Pool {
             }
         });
         client.batch_execute(SESSION_SETUP).await.map_err(fail)?;
+        if let Some(statement) = &self.extra_setup {
+            client.batch_execute(statement).await.map_err(fail)?;
+        }
         Ok(client)
     }
 }
