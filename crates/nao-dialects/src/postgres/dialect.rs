@@ -13,6 +13,7 @@ use nao_core::{
 use tokio_postgres::config::Host;
 use tokio_postgres::{Client, Config, Transaction};
 
+use super::attribute_check::AttributeCheck;
 use super::pool::Pool;
 use super::tls::TlsSettings;
 use super::{catalog, errors, stream};
@@ -148,6 +149,7 @@ impl Dialect for PostgresDialect {
             Arc::clone(&self.pool),
             Arc::clone(&self.name),
             sql.sql().to_owned(),
+            AttributeCheck::of(sql),
             options,
         )
         .await

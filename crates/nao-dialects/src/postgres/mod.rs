@@ -167,6 +167,7 @@
 //! [`list_tables`]: nao_core::Dialect::list_tables
 //! [`describe_table`]: nao_core::Dialect::describe_table
 
+mod attribute_check;
 mod catalog;
 mod convert;
 mod dialect;

@@ -22,6 +22,7 @@ use tokio::time::Instant;
 use tokio_postgres::{Client, IsolationLevel, Statement, Transaction};
 use tokio_util::sync::CancellationToken;
 
+use super::attribute_check::AttributeCheck;
 use super::convert::{ColumnBuilder, RawValue};
 use super::errors::{self, StopReason};
 use super::pool::Pool;
@@ -44,6 +45,8 @@ enum Message {
 struct Job {
     database: Arc<str>,
     sql: String,
+    /// Attribute references only the catalogue can prove columns.
+    attributes: AttributeCheck,
     max_rows: u64,
     max_bytes: usize,
     batch_size: usize,
@@ -59,12 +62,14 @@ pub(super) async fn execute(
     pool: Arc<Pool>,
     database: Arc<str>,
     sql: String,
+    attributes: AttributeCheck,
     options: &ExecOptions,
 ) -> Result<BatchStream, DialectError> {
     let deadline = Instant::now() + options.timeout;
     let job = Job {
         database: Arc::clone(&database),
         sql,
+        attributes,
         max_rows: options.max_rows,
         max_bytes: options.max_bytes,
         batch_size: options.batch_size.max(1),
@@ -303,15 +308,20 @@ async fn statement(client: &mut Client, watch: &mut Watch<'_>, may_retry: bool) 
         }
     };
     // The time limit, counted by the server per round trip. The SELECT takes the transaction's
-    // snapshot, after which `SET TRANSACTION READ WRITE` is refused.
+    // snapshot, after which `SET TRANSACTION READ WRITE` is refused; it is also the catalogue's
+    // check of the attribute references the guard could not prove columns.
     let millis = job.timeout.as_millis().clamp(1, i32::MAX as u128);
     let setup = format!(
         "SET LOCAL statement_timeout = {millis}; \
          SET LOCAL standard_conforming_strings = on; \
-         SELECT 1"
+         {}",
+        job.attributes.snapshot_query()
     );
-    let outcome = match watch.run(txn.batch_execute(&setup)).await {
-        Some(Ok(())) => rows(&txn, watch).await,
+    let outcome = match watch.run(txn.simple_query(&setup)).await {
+        Some(Ok(messages)) => match job.attributes.verdict(&job.database, &messages) {
+            Ok(()) => rows(&txn, watch).await,
+            Err(refused) => Err(refused),
+        },
         Some(Err(e)) => Err(watch.pg_error(e)),
         None => Err(watch.abandoned()),
     };
