@@ -197,63 +197,75 @@ impl Attributes {
 
     /// Resolves every pending reference against the bindings of the whole statement.
     pub(crate) fn resolve(&self) -> Vec<Resolved> {
-        self.pending.iter().map(|p| self.resolve_one(p)).collect()
+        self.pending
+            .iter()
+            .flat_map(|p| self.resolve_one(p))
+            .collect()
     }
 
-    fn resolve_one(&self, pending: &Pending) -> Resolved {
+    /// Scopes are not tracked, so an alias bound in several places (`orders o` outside,
+    /// `order_items o` in a subquery) must be a proven column, or a reported one, in each.
+    fn resolve_one(&self, pending: &Pending) -> Vec<Resolved> {
         match pending {
             Pending::Qualified {
                 qualifier,
                 name,
                 at,
             } => match qualifier.as_slice() {
-                [alias] => match self.binding_of(alias) {
-                    Some(Binding::Table(table)) => report(Some(table.clone()), name),
-                    Some(Binding::Columns(columns)) => {
-                        if columns.iter().any(|c| same_name(c, name)) {
-                            Resolved::Column
-                        } else {
-                            call(&format!("{alias}.{name}"), name, &alias.to_string(), *at)
-                        }
+                [alias] => {
+                    let bindings = self.bindings_of(alias);
+                    if bindings.is_empty() {
+                        return vec![report(None, name)];
                     }
-                    Some(Binding::Opaque) | None => report(None, name),
-                },
+                    bindings
+                        .into_iter()
+                        .map(|binding| match binding {
+                            Binding::Table(table) => report(Some(table.clone()), name),
+                            Binding::Columns(columns) if has(columns, name) => Resolved::Column,
+                            Binding::Columns(_) => {
+                                call(&format!("{alias}.{name}"), name, &alias.to_string(), *at)
+                            }
+                            Binding::Opaque => report(None, name),
+                        })
+                        .collect()
+                }
                 // `schema.table.name`: only a base table has a qualified name.
                 _ => {
                     let relation = ObjectName::from(qualifier.clone());
-                    report(Some(TableName::from_object_name(&relation)), name)
+                    vec![report(Some(TableName::from_object_name(&relation)), name)]
                 }
             },
             Pending::Field { root, name, at } => {
-                let columns = root.as_ref().and_then(|r| match self.binding_of(r) {
-                    Some(Binding::Columns(columns)) => Some(columns),
-                    _ => None,
+                let proven = root.as_ref().is_some_and(|r| {
+                    let bindings = self.bindings_of(r);
+                    !bindings.is_empty()
+                        && bindings
+                            .iter()
+                            .all(|b| matches!(b, Binding::Columns(c) if has(c, name)))
                 });
-                match columns {
-                    Some(columns) if columns.iter().any(|c| same_name(c, name)) => Resolved::Column,
-                    _ => {
-                        let value = root.as_ref().map_or("…".to_owned(), ToString::to_string);
-                        call(&format!("({value}).{name}"), name, &value, *at)
-                    }
+                if proven {
+                    return vec![Resolved::Column];
                 }
+                let value = root.as_ref().map_or("…".to_owned(), ToString::to_string);
+                vec![call(&format!("({value}).{name}"), name, &value, *at)]
             }
         }
     }
 
-    /// The one binding of `alias` in the statement; `Opaque` when it is bound more than once
-    /// to different things (scopes are not tracked, so the guard cannot tell which one is meant).
-    fn binding_of(&self, alias: &Ident) -> Option<&Binding> {
-        let mut found: Option<&Binding> = None;
+    /// The distinct bindings of `alias` in the statement.
+    fn bindings_of(&self, alias: &Ident) -> Vec<&Binding> {
+        let mut found: Vec<&Binding> = Vec::new();
         for (key, binding) in &self.bindings {
-            if same_name(key, alias) {
-                match found {
-                    Some(seen) if seen != binding => return Some(&Binding::Opaque),
-                    _ => found = Some(binding),
-                }
+            if same_name(key, alias) && !found.contains(&binding) {
+                found.push(binding);
             }
         }
         found
     }
+}
+
+fn has(columns: &[Ident], name: &Ident) -> bool {
+    columns.iter().any(|c| same_name(c, name))
 }
 
 fn report(relation: Option<TableName>, name: &Ident) -> Resolved {
