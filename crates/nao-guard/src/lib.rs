@@ -48,6 +48,18 @@
 //! with [`Policy::allow_function`]. Lexical tricks get their own kinds too: NUL and control
 //! characters, and keywords written with look-alike Unicode (`ＤＥＬＥＴＥ`, a Cyrillic `Е`).
 //!
+//! Calls that are not written as calls are calls too. PostgreSQL runs `t.f` and `(x).f` as
+//! `f(t)` / `f(x)` when there is no such column or field (attribute notation), the function
+//! behind an operator, and a type's input, cast and check functions on a cast. In that family
+//! ([`SqlDialect::calls_functions_through_attributes`]) a denied function is refused in every
+//! attribute position, a name that is not a built-in must be proven a column (CTEs and derived
+//! tables that name their columns), and what only the database's catalogue can prove, a column
+//! of a base table, is listed in [`ReadOnlySql::attribute_refs`] for the adapter to check before
+//! the statement runs (the PostgreSQL adapter of nao-dialects does, in the same snapshot);
+//! user-defined operators and casts to types that are not built in are refused
+//! ([`RejectKind::ImplicitCall`]). DuckDB's `x.f()` method calls and T-SQL's `t.col.Method()`
+//! are ordinary calls to the function tiers; lambda bodies are walked like any expression.
+//!
 //! Tables are found CTE-aware and alias-aware and reported as written; the policy's allowlist and
 //! denylist apply to each. Denied columns are refused by name, through `*`, `t.*` and whole-row
 //! references.
