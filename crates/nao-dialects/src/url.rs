@@ -198,6 +198,17 @@ pub(crate) fn percent_decode(text: &str) -> Result<String, String> {
     String::from_utf8(out).map_err(|_| "a URL parameter is not UTF-8 after %-decoding".to_owned())
 }
 
+/// Reads a boolean URL parameter: `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off` (as libpq
+/// reads booleans). The error names the parameter, not the value.
+#[cfg_attr(not(any(feature = "postgres", feature = "mysql")), allow(dead_code))]
+pub(crate) fn parse_flag(key: &str, value: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" => Ok(false),
+        _ => Err(format!("{key} must be true or false")),
+    }
+}
+
 /// The path of `//path` or `///abs/path` URLs; `None` for `:memory:`.
 #[cfg_attr(not(any(feature = "sqlite", feature = "duckdb")), allow(dead_code))]
 fn path_of(rest: &str) -> Result<Option<std::path::PathBuf>, OpenError> {
@@ -246,9 +257,9 @@ async fn open_duckdb(_name: &str, _rest: &str) -> Result<Arc<dyn Dialect>, OpenE
 async fn open_postgres(
     name: &str,
     url: &str,
-    _options: &OpenOptions,
+    options: &OpenOptions,
 ) -> Result<Arc<dyn Dialect>, OpenError> {
-    crate::postgres::open_url(name, url)
+    crate::postgres::open_url_with(name, url, options)
         .await
         .map_err(OpenError::from)
 }
@@ -269,9 +280,9 @@ async fn open_postgres(
 async fn open_mysql(
     name: &str,
     url: &str,
-    _options: &OpenOptions,
+    options: &OpenOptions,
 ) -> Result<Arc<dyn Dialect>, OpenError> {
-    crate::mysql::open_url(name, url)
+    crate::mysql::open_url_with(name, url, options)
         .await
         .map_err(OpenError::from)
 }

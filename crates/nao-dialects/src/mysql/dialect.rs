@@ -13,6 +13,7 @@ use nao_core::{
 use super::open::{self, Flavour};
 use super::stream::{self, Shared};
 use super::{catalog, errors};
+use crate::OpenOptions;
 
 /// A MySQL or MariaDB server behind a connection pool, read-only at every layer.
 ///
@@ -27,28 +28,61 @@ pub struct MySqlDialect {
 
 impl MySqlDialect {
     /// Connects with a `mysql://` or `mariadb://` URL (see the [module docs](super) for its
-    /// parameters, TLS among them): one connection learns the server's flavour, then the pool
-    /// is built and its first connection set up.
+    /// parameters, TLS among them): one connection learns the server's flavour and checks the
+    /// user's privileges, then the pool is built and its first connection set up. A user
+    /// that can do more than read is refused; the URL may say `allow_privileged=true` and
+    /// `set_role=<role>` (see [`connect_url_with`](Self::connect_url_with)).
     ///
     /// # Errors
     /// [`DialectError::Connection`] when the URL is invalid or the server cannot be reached
     /// (the message names user, host, port and database, never the password);
-    /// [`DialectError::Permission`] when the server refuses the login.
+    /// [`DialectError::Permission`] when the server refuses the login, or when the user can
+    /// do more than read (the message names each privilege and gives the SQL for a read-only
+    /// user).
     pub async fn connect(name: impl Into<String>, url: &str) -> Result<Self, DialectError> {
+        MySqlDialect::connect_url_with(name, url, &OpenOptions::default()).await
+    }
+
+    /// [`connect`](Self::connect)s with `options`: [`OpenOptions::set_role`] runs `SET ROLE`
+    /// on every connection (before the privilege check), [`OpenOptions::allow_privileged`]
+    /// opens a privileged user (with a warning in the log) instead of refusing it. The URL
+    /// parameters `allow_privileged=true|false` and `set_role=<role>` win over `options`.
+    ///
+    /// # Errors
+    /// As [`connect`](Self::connect).
+    pub async fn connect_url_with(
+        name: impl Into<String>,
+        url: &str,
+        options: &OpenOptions,
+    ) -> Result<Self, DialectError> {
         let name: String = name.into();
-        let opts = open::parse_url(&name, url)?;
-        MySqlDialect::connect_with(name, opts).await
+        let (opts, options) = open::parse_url(&name, url, options)?;
+        MySqlDialect::connect_with_options(name, opts, &options).await
     }
 
     /// Connects with options built in code (`mysql_async::OptsBuilder`). The session setup
-    /// (`setup` statements) is the adapter's: any the options carry are replaced.
+    /// (`setup` statements) is the adapter's: any the options carry are replaced. A
+    /// privileged user is refused, as by [`connect`](Self::connect).
     ///
     /// # Errors
     /// As [`connect`](Self::connect).
     pub async fn connect_with(name: impl Into<String>, opts: Opts) -> Result<Self, DialectError> {
+        MySqlDialect::connect_with_options(name, opts, &OpenOptions::default()).await
+    }
+
+    /// [`connect_with`](Self::connect_with) and `options`, as in
+    /// [`connect_url_with`](Self::connect_url_with).
+    ///
+    /// # Errors
+    /// As [`connect`](Self::connect).
+    pub async fn connect_with_options(
+        name: impl Into<String>,
+        opts: Opts,
+        options: &OpenOptions,
+    ) -> Result<Self, DialectError> {
         let name: String = name.into();
         let target = open::describe(&opts);
-        let opened = open::connect(&name, opts).await?;
+        let opened = open::connect(&name, opts, options).await?;
         Ok(MySqlDialect {
             shared: Arc::new(Shared {
                 name: name.into(),
@@ -123,10 +157,25 @@ impl Dialect for MySqlDialect {
     }
 }
 
-/// Opens the adapter for a `mysql://` or `mariadb://` URL (used by [`crate::open`]).
+/// Opens the adapter for a `mysql://` or `mariadb://` URL.
 ///
 /// # Errors
 /// As [`MySqlDialect::connect`].
 pub async fn open_url(name: &str, url: &str) -> Result<Arc<dyn Dialect>, DialectError> {
-    Ok(Arc::new(MySqlDialect::connect(name, url).await?))
+    open_url_with(name, url, &OpenOptions::default()).await
+}
+
+/// Opens the adapter for a `mysql://` or `mariadb://` URL with `options` (used by
+/// [`crate::open_with`]).
+///
+/// # Errors
+/// As [`MySqlDialect::connect_url_with`].
+pub async fn open_url_with(
+    name: &str,
+    url: &str,
+    options: &OpenOptions,
+) -> Result<Arc<dyn Dialect>, DialectError> {
+    Ok(Arc::new(
+        MySqlDialect::connect_url_with(name, url, options).await?,
+    ))
 }

@@ -20,11 +20,15 @@
 //! ## Opening
 //! [`MySqlDialect::connect`] (and [`open_url`], used by [`crate::open`]) takes
 //! `mysql://user:password@host:port/database?param=value`; `mariadb://` is the same. One
-//! connection reads `SELECT VERSION()` to tell MySQL from MariaDB ([`Flavour`]), then the pool
-//! is built; a server that cannot be reached is a
-//! [`DialectError::Connection`](nao_core::DialectError::Connection) at once. The URL parameters
-//! are mysql_async's: `pool_min`, `pool_max` (connections, default 10 and 100),
-//! `inactive_connection_ttl`, `tcp_keepalive`, `socket`, `compression`, `stmt_cache_size`, ….
+//! connection reads `SELECT VERSION()` to tell MySQL from MariaDB ([`Flavour`]) and checks the
+//! user's privileges (see [Read-only, in layers](#read-only-in-layers)), then the pool is
+//! built; a server that cannot be reached is a
+//! [`DialectError::Connection`](nao_core::DialectError::Connection) at once, a privileged user
+//! a [`DialectError::Permission`](nao_core::DialectError::Permission). The adapter's own URL
+//! parameters are `allow_privileged=true|false` and `set_role=<role>` (or an
+//! [`OpenOptions`](crate::OpenOptions) through [`MySqlDialect::connect_url_with`] or
+//! [`MySqlDialect::connect_with_options`]); the others are mysql_async's: `pool_min`,
+//! `pool_max` (connections, default 10 and 100), `inactive_connection_ttl`, `tcp_keepalive`, `socket`, `compression`, `stmt_cache_size`, ….
 //! Neither `Debug` nor any error repeats the password: messages name `user@host:port/database`.
 //!
 //! ## TLS
@@ -43,10 +47,35 @@
 //! ## Read-only, in layers
 //! The SQL guard only lets reads through ([`ReadOnlySql`](nao_core::guard::ReadOnlySql)); the
 //! server enforces it again, in case the guard misses one or a host uses its escape hatch:
-//! 1. **A least-privilege user** (recommended, and the only complete layer): connect as a user
+//! 1. **A least-privilege user, checked at open** (the only complete layer): connect as a user
 //!    with `SELECT` only, on the schemas the agent may read
-//!    (`CREATE USER 'nao_ro'@'%' IDENTIFIED BY '…'; GRANT SELECT ON shop.* TO 'nao_ro'@'%'`),
-//!    without `FILE`, `PROCESS`, `SUPER` or any grant option. The layers below do not stop
+//!    (`CREATE USER 'nao_reader'@'%' IDENTIFIED BY '…'; GRANT SELECT ON shop.* TO
+//!    'nao_reader'@'%'`), without `FILE`, `PROCESS`, `SUPER` or any grant option.
+//!
+//!    Opening **refuses** ([`Permission`](nao_core::DialectError::Permission)) a user that can
+//!    do more, naming each privilege and where it applies (`FILE on *.*`, `INSERT on
+//!    `` `shop`.* ``, `UPDATE (columns) on `` `shop`.`orders` ``, `GRANT OPTION on …`, and
+//!    `(through role …)` for a role's) and giving the SQL above. The check reads `SHOW GRANTS`
+//!    for the user and for every role it may activate (granted, active or not, nested
+//!    included; MariaDB's information schema shows none of a role's privileges, nor `PROXY`),
+//!    and allows only `SELECT`, `SHOW VIEW`, `SHOW DATABASES` and `USAGE`: everything else
+//!    refuses, including privileges this adapter has never heard of and grant lines it cannot
+//!    read (fail closed) — `SUPER`, `FILE`, `PROCESS`, `SHUTDOWN`, `RELOAD`, every write and
+//!    DDL privilege at any level, `EXECUTE`, `LOCK TABLES`, `CREATE TEMPORARY TABLES`,
+//!    MariaDB 10.11's split privileges (`BINLOG ADMIN`, `CONNECTION ADMIN`,
+//!    `READ_ONLY ADMIN`, `SET USER`, …) and MySQL's dynamic ones. A host that means it opens
+//!    anyway with `allow_privileged=true` in the URL or
+//!    [`OpenOptions::allow_privileged`](crate::OpenOptions::allow_privileged) (a warning is
+//!    logged).
+//!
+//!    **`set_role=<role>`** (or [`OpenOptions::set_role`](crate::OpenOptions::set_role)) runs
+//!    `` SET ROLE `<role>` `` on every connection, before the check. On MySQL and MariaDB a
+//!    role *adds* its privileges to the user's own: it is the way to read through a role
+//!    (a user with only `USAGE` whose `SELECT` comes from the role; leave the database out of
+//!    the URL, since it is chosen at login, before the role), never a way to make a
+//!    privileged user read-only. A root login with `set_role` is still refused.
+//!
+//!    The layers below do not stop
 //!    everything, because some statements are not transactional at all. Measured on MariaDB
 //!    10.11 as a privileged user (see this adapter's tests): the read-only transaction plus the
 //!    read-only session refuse INSERT, UPDATE, DELETE, CREATE/DROP TABLE, temporary tables,
@@ -133,11 +162,12 @@ mod convert;
 mod dialect;
 mod errors;
 mod open;
+mod privileges;
 mod stream;
 mod tls;
 mod types;
 
-pub use dialect::{MySqlDialect, open_url};
+pub use dialect::{MySqlDialect, open_url, open_url_with};
 pub use open::Flavour;
 
 /// The mysql_async crate this adapter is built on, for options built in code

@@ -7,7 +7,8 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Pool};
 use nao_core::DialectError;
 
-use super::{errors, tls};
+use super::{errors, privileges, tls};
+use crate::OpenOptions;
 
 /// The `sql_mode` every session runs with: no `ANSI_QUOTES` (double quotes delimit strings,
 /// backticks identifiers) and no `NO_BACKSLASH_ESCAPES` (a backslash escapes inside strings).
@@ -71,19 +72,28 @@ impl Flavour {
     }
 }
 
-/// The session setup of every pooled connection (run when it is made and after each reset).
-fn session_setup(flavour: Flavour) -> Vec<String> {
-    vec![
+/// The session setup of every pooled connection (run when it is made and after each reset):
+/// the settings, then `SET ROLE` when a role is asked for.
+fn session_setup(flavour: Flavour, role: Option<&str>) -> Vec<String> {
+    let mut setup = vec![
         "SET NAMES utf8mb4".to_owned(),
         format!("SET SESSION sql_mode = '{SQL_MODE}', SESSION time_zone = '+00:00'"),
         "SET SESSION TRANSACTION READ ONLY".to_owned(),
         flavour.recursion_setting(),
-    ]
+    ];
+    setup.extend(role.map(privileges::set_role_statement));
+    setup
 }
 
-/// Parses a `mysql://` or `mariadb://` URL with mysql_async (which knows `mysql://`). Errors
-/// never repeat the URL, which may hold a password.
-pub(super) fn parse_url(database: &str, url: &str) -> Result<Opts, DialectError> {
+/// Parses a `mysql://` or `mariadb://` URL with mysql_async (which knows `mysql://`), after
+/// taking out what it does not know: the TLS files and the adapter's `allow_privileged` and
+/// `set_role`, which update `options`. Errors never repeat the URL, which may hold a
+/// password.
+pub(super) fn parse_url(
+    database: &str,
+    url: &str,
+    options: &OpenOptions,
+) -> Result<(Opts, OpenOptions), DialectError> {
     let normalised = match url.split_once("://") {
         Some((scheme, rest)) if scheme.eq_ignore_ascii_case("mariadb") => {
             format!("mysql://{rest}")
@@ -95,9 +105,43 @@ pub(super) fn parse_url(database: &str, url: &str) -> Result<Opts, DialectError>
         message: format!("invalid MySQL URL: {message}"),
         source: None,
     };
+    let (options, normalised) = take_open_parameters(&normalised, options).map_err(invalid)?;
     let (files, rest) = tls::take_files(&normalised).map_err(invalid)?;
     let opts = Opts::from_url(&rest).map_err(|e| invalid(e.to_string()))?;
-    files.apply(opts).map_err(invalid)
+    Ok((files.apply(opts).map_err(invalid)?, options))
+}
+
+/// Takes `allow_privileged` and `set_role` out of `url`'s query; they win over `options`.
+fn take_open_parameters(url: &str, options: &OpenOptions) -> Result<(OpenOptions, String), String> {
+    let mut options = options.clone();
+    let Some((base, query)) = url.split_once('?') else {
+        return Ok((options, url.to_owned()));
+    };
+    let mut kept = Vec::new();
+    for pair in query.split('&') {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        match crate::url::percent_decode(key)?.as_str() {
+            "allow_privileged" => {
+                let value = crate::url::percent_decode(value)?;
+                options =
+                    options.allow_privileged(crate::url::parse_flag("allow_privileged", &value)?);
+            }
+            "set_role" => {
+                let role = crate::url::percent_decode(value)?;
+                if role.is_empty() {
+                    return Err("set_role needs a role name".into());
+                }
+                options = options.set_role(role);
+            }
+            _ => kept.push(pair),
+        }
+    }
+    let rest = if kept.is_empty() {
+        base.to_owned()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    };
+    Ok((options, rest))
 }
 
 /// `user@host:port/db`, for messages: never the password.
@@ -118,9 +162,14 @@ pub(super) struct Opened {
     pub(super) version: String,
 }
 
-/// Connects once to learn the flavour, then builds the pool whose connections all run the
-/// session setup.
-pub(super) async fn connect(database: &str, opts: Opts) -> Result<Opened, DialectError> {
+/// Connects once to learn the flavour and check the user's privileges (after `SET ROLE`,
+/// when `options` name a role), then builds the pool whose connections all run the session
+/// setup.
+pub(super) async fn connect(
+    database: &str,
+    opts: Opts,
+    options: &OpenOptions,
+) -> Result<Opened, DialectError> {
     let target = describe(&opts);
     let fail = |e: mysql_async::Error| {
         let mapped = errors::from_mysql(database, e, CONNECT_TIMEOUT, None);
@@ -148,8 +197,17 @@ pub(super) async fn connect(database: &str, opts: Opts) -> Result<Opened, Dialec
     let probe = async {
         let mut conn = Conn::new(opts.clone()).await.map_err(&fail)?;
         let version: Option<String> = conn.query_first("SELECT VERSION()").await.map_err(&fail)?;
+        let version = version.unwrap_or_default();
+        let flavour = Flavour::from_version(&version);
+        if let Some(role) = options.role() {
+            conn.query_drop(privileges::set_role_statement(role))
+                .await
+                .map_err(&fail)?;
+        }
+        let checked =
+            privileges::check(database, &mut conn, flavour, options.allows_privileged()).await;
         let _ = conn.disconnect().await;
-        Ok::<_, DialectError>(version.unwrap_or_default())
+        checked.map(|()| version)
     };
     let version = tokio::time::timeout(CONNECT_TIMEOUT, probe)
         .await
@@ -159,7 +217,7 @@ pub(super) async fn connect(database: &str, opts: Opts) -> Result<Opened, Dialec
             source: None,
         })??;
     let flavour = Flavour::from_version(&version);
-    let opts = OptsBuilder::from_opts(opts).setup(session_setup(flavour));
+    let opts = OptsBuilder::from_opts(opts).setup(session_setup(flavour, options.role()));
     let pool = Pool::new(opts);
     // The first pooled connection proves the session setup works for this user and server.
     let first = tokio::time::timeout(CONNECT_TIMEOUT, pool.get_conn())
@@ -184,13 +242,51 @@ mod tests {
 
     #[test]
     fn mariadb_urls_parse_like_mysql_urls() {
-        let opts = parse_url("db", "mariadb://u:secret@db.example:3307/shop")
+        let defaults = OpenOptions::default();
+        let (opts, options) = parse_url("db", "mariadb://u:secret@db.example:3307/shop", &defaults)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(opts.tcp_port(), 3307);
         assert_eq!(describe(&opts), "u@db.example:3307/shop");
-        let bad = parse_url("db", "mysql://u:secret@h/db?no_such_param=1");
+        assert_eq!(options, defaults);
+        let bad = parse_url("db", "mysql://u:secret@h/db?no_such_param=1", &defaults);
         let message = bad.map(|_| ()).unwrap_err().to_string();
         assert!(!message.contains("secret"), "{message}");
+    }
+
+    #[test]
+    fn the_adapters_own_parameters_are_taken_out() {
+        let (opts, options) = parse_url(
+            "db",
+            "mysql://u:secret@h/shop?allow_privileged=true&pool_max=30&set_role=nao%20reader",
+            &OpenOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(opts.db_name(), Some("shop"));
+        assert!(options.allows_privileged());
+        assert_eq!(options.role(), Some("nao reader"));
+        let (_, options) = parse_url(
+            "db",
+            "mysql://h/shop?allow_privileged=false",
+            &OpenOptions::new().allow_privileged(true),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!options.allows_privileged());
+        for bad in [
+            "mysql://u:secret@h/db?allow_privileged=perhaps",
+            "mysql://u:secret@h/db?set_role=",
+        ] {
+            let message = parse_url("db", bad, &OpenOptions::default())
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert!(!message.contains("secret"), "{message}");
+        }
+        assert_eq!(
+            session_setup(Flavour::MariaDb, Some("r`x"))
+                .last()
+                .map(String::as_str),
+            Some("SET ROLE `r``x`")
+        );
     }
 
     #[test]

@@ -15,8 +15,9 @@ use tokio_postgres::{Client, Config, Transaction};
 
 use super::attribute_check::AttributeCheck;
 use super::pool::Pool;
-use super::tls::TlsSettings;
-use super::{catalog, errors, stream};
+use super::tls::{TlsSettings, take_open_parameters};
+use super::{catalog, errors, privileges, stream};
+use crate::OpenOptions;
 
 /// A PostgreSQL database (or a wire-compatible engine), read through a pool of connections
 /// as one role. See the [module docs](super) for the read-only layers, types, streaming and
@@ -30,13 +31,15 @@ pub struct PostgresDialect {
 
 impl PostgresDialect {
     /// Connects to the server `config` describes (one connection, to fail early when the
-    /// server is unreachable or refuses the role) and keeps it in the pool. TLS follows
-    /// `config`'s `sslmode` (`disable`, `prefer` or `require`); use
-    /// [`connect_with_tls`](Self::connect_with_tls) to verify the server's certificate.
+    /// server is unreachable or refuses the role, and to check the role's privileges) and
+    /// keeps it in the pool. TLS follows `config`'s `sslmode` (`disable`, `prefer` or
+    /// `require`); use [`connect_with_tls`](Self::connect_with_tls) to verify the server's
+    /// certificate. A privileged role is refused (see [`connect_with_options`](Self::connect_with_options)).
     ///
     /// # Errors
     /// [`DialectError::Connection`] when the server cannot be reached, the TLS handshake fails,
-    /// or the server refuses the login. The message never contains the password.
+    /// or the server refuses the login; [`DialectError::Permission`] when the role can do more
+    /// than read. No message contains the password.
     pub async fn connect(name: impl Into<String>, config: Config) -> Result<Self, DialectError> {
         let tls = TlsSettings::from_driver(&config);
         PostgresDialect::connect_with_tls(name, config, &tls).await
@@ -53,9 +56,29 @@ impl PostgresDialect {
         config: Config,
         tls: &TlsSettings,
     ) -> Result<Self, DialectError> {
+        PostgresDialect::connect_with_options(name, config, tls, &OpenOptions::default()).await
+    }
+
+    /// [`connect_with_tls`](Self::connect_with_tls)s with `options`: with
+    /// [`OpenOptions::set_role`] every connection runs `SET ROLE` first, and the privilege
+    /// check sees that role; with [`OpenOptions::allow_privileged`] a role that can do more
+    /// than read opens (with a warning in the log) instead of being refused. See the
+    /// [module docs](super#read-only-in-layers) for what is checked.
+    ///
+    /// # Errors
+    /// As [`connect_with_tls`](Self::connect_with_tls); [`DialectError::Permission`] names
+    /// each privilege found and gives the SQL for a read-only role.
+    pub async fn connect_with_options(
+        name: impl Into<String>,
+        config: Config,
+        tls: &TlsSettings,
+        options: &OpenOptions,
+    ) -> Result<Self, DialectError> {
         let name: String = name.into();
-        let pool = Pool::new(&name, config, tls)?;
-        let first = pool.connect().await?;
+        let set_role = options.role().map(privileges::set_role_statement);
+        let pool = Pool::new(&name, config, tls)?.with_extra_setup(set_role);
+        let mut first = pool.connect().await?;
+        privileges::check(&name, &mut first, options.allows_privileged()).await?;
         pool.put(first);
         Ok(PostgresDialect {
             name: name.into(),
@@ -65,22 +88,47 @@ impl PostgresDialect {
 
     /// Parses a `postgres://` or `postgresql://` URL (or a `key=value` connection string),
     /// with libpq's TLS parameters (`sslmode` up to `verify-full`, `sslrootcert`, `sslcert`,
-    /// `sslkey`), and [`connect_with_tls`](Self::connect_with_tls)s.
+    /// `sslkey`), and [`connect_with_tls`](Self::connect_with_tls)s. The URL may say
+    /// `allow_privileged=true` and `set_role=<role>` (see
+    /// [`open_url_with`](Self::open_url_with)).
     ///
     /// # Errors
     /// [`DialectError::Connection`] when the URL is malformed (the message names the problem,
     /// not the URL, which may hold a password), and as
     /// [`connect_with_tls`](Self::connect_with_tls).
     pub async fn open_url(name: impl Into<String>, url: &str) -> Result<Self, DialectError> {
+        PostgresDialect::open_url_with(name, url, &OpenOptions::default()).await
+    }
+
+    /// [`open_url`](Self::open_url) with `options`, as
+    /// [`connect_with_options`](Self::connect_with_options). The URL parameters
+    /// `allow_privileged=true|false` and `set_role=<role>` (taken out before the driver
+    /// reads the URL) win over `options`.
+    ///
+    /// # Errors
+    /// As [`open_url`](Self::open_url) and [`connect_with_options`](Self::connect_with_options).
+    pub async fn open_url_with(
+        name: impl Into<String>,
+        url: &str,
+        options: &OpenOptions,
+    ) -> Result<Self, DialectError> {
         let name: String = name.into();
         let invalid = |message: String| DialectError::Connection {
             database: name.clone(),
             message: format!("invalid PostgreSQL URL: {message}"),
             source: None,
         };
-        let (tls, rest) = TlsSettings::from_connection_string(url).map_err(invalid)?;
+        let own = take_open_parameters(url).map_err(invalid)?;
+        let mut options = options.clone();
+        if let Some(allow) = own.allow_privileged {
+            options = options.allow_privileged(allow);
+        }
+        if let Some(role) = own.set_role {
+            options = options.set_role(role);
+        }
+        let (tls, rest) = TlsSettings::from_connection_string(&own.rest).map_err(invalid)?;
         let config = Config::from_str(&rest).map_err(|e| invalid(e.to_string()))?;
-        PostgresDialect::connect_with_tls(name, config, &tls).await
+        PostgresDialect::connect_with_options(name, config, &tls, &options).await
     }
 
     /// Opens a READ ONLY transaction for a catalogue read, with the default time limit.
@@ -184,11 +232,25 @@ impl Dialect for PostgresDialect {
     }
 }
 
-/// Opens the adapter for a `postgres://` or `postgresql://` URL (used by
-/// [`crate::open`]).
+/// Opens the adapter for a `postgres://` or `postgresql://` URL.
 ///
 /// # Errors
 /// As [`PostgresDialect::open_url`].
 pub async fn open_url(name: &str, url: &str) -> Result<Arc<dyn Dialect>, DialectError> {
-    Ok(Arc::new(PostgresDialect::open_url(name, url).await?))
+    open_url_with(name, url, &OpenOptions::default()).await
+}
+
+/// Opens the adapter for a `postgres://` or `postgresql://` URL with `options` (used by
+/// [`crate::open_with`]).
+///
+/// # Errors
+/// As [`PostgresDialect::open_url_with`].
+pub async fn open_url_with(
+    name: &str,
+    url: &str,
+    options: &OpenOptions,
+) -> Result<Arc<dyn Dialect>, DialectError> {
+    Ok(Arc::new(
+        PostgresDialect::open_url_with(name, url, options).await?,
+    ))
 }

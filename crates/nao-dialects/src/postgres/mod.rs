@@ -22,11 +22,14 @@
 //! ## Opening
 //! [`PostgresDialect::open_url`] (and [`crate::open`]) take `postgres://user[:password]@host
 //! [:port]/db[?options]`, `postgresql://…` or a `key=value` connection string, parsed by
-//! tokio-postgres (with libpq's TLS parameters, see [TLS](#tls)); [`PostgresDialect::connect`]
-//! takes a [`driver::Config`]. One connection is
-//! made at once, so an unreachable server or a refused login is a
+//! tokio-postgres (with libpq's TLS parameters, see [TLS](#tls), and the adapter's own
+//! `allow_privileged` and `set_role`, see [Read-only, in layers](#read-only-in-layers));
+//! [`PostgresDialect::connect`] takes a [`driver::Config`], and
+//! [`PostgresDialect::connect_with_options`] an [`OpenOptions`](crate::OpenOptions) too. One
+//! connection is made at once, so an unreachable server or a refused login is a
 //! [`Connection`](nao_core::DialectError::Connection) error from opening (a URL without
-//! `connect_timeout` gets 10 seconds). The password never appears in `Debug`, `Display` or any
+//! `connect_timeout` gets 10 seconds), and a privileged role a
+//! [`Permission`](nao_core::DialectError::Permission) error. The password never appears in `Debug`, `Display` or any
 //! error: `Debug` shows the hosts, ports, database and user, and a malformed URL is reported by
 //! what is wrong with it, not by its text.
 //!
@@ -62,17 +65,51 @@
 //! ## Read-only, in layers
 //! The SQL guard only lets reads through ([`ReadOnlySql`](nao_core::guard::ReadOnlySql)); the
 //! adapter and the server refuse writes again, in case the guard misses one:
-//! 1. **A least-privilege role** (recommended, and what the tests connect as): `LOGIN`, `USAGE`
+//! 1. **A least-privilege role, checked at open**: `LOGIN`, `CONNECT` on the database, `USAGE`
 //!    on the schemas it may read and `SELECT` on their tables, nothing else. This is the layer
 //!    that holds when the others cannot: a READ ONLY transaction still lets a superuser
 //!    `COPY … TO` a server file or program, call `lo_export`, or reach other servers through
-//!    extensions such as dblink.
+//!    extensions such as dblink; a statement the guard misses runs with the role's rights.
 //!    ```sql
 //!    CREATE ROLE nao_reader LOGIN PASSWORD '…';
+//!    GRANT CONNECT ON DATABASE shop TO nao_reader;
 //!    GRANT USAGE ON SCHEMA sales TO nao_reader;
 //!    GRANT SELECT ON ALL TABLES IN SCHEMA sales TO nao_reader;
 //!    ALTER DEFAULT PRIVILEGES IN SCHEMA sales GRANT SELECT ON TABLES TO nao_reader;
 //!    ```
+//!    Opening **refuses** ([`Permission`](nao_core::DialectError::Permission)) a role that can
+//!    do more than read, naming each privilege found and giving the SQL above. One catalogue
+//!    query, as the role statements run as, finds: the attributes `SUPERUSER`, `BYPASSRLS`,
+//!    `CREATEROLE` (before PostgreSQL 16 it may grant itself any non-superuser role),
+//!    `CREATEDB` and `REPLICATION`; membership, direct or inherited, even `NOINHERIT`, in
+//!    `pg_read_server_files`, `pg_write_server_files`, `pg_execute_server_program`,
+//!    `pg_signal_backend`, `pg_signal_autovacuum_worker`, `pg_write_all_data`,
+//!    `pg_read_all_data` (it reads `pg_authid`, password hashes included, whatever the
+//!    grants), `pg_read_all_stats` (every session's statement text; `pg_monitor` carries it),
+//!    `pg_maintain`, `pg_checkpoint` and `pg_create_subscription`; `CREATE` on the database or
+//!    a schema; and on every table, view, sequence and foreign table outside the system
+//!    schemas, ownership, `INSERT`, `UPDATE`, `REFERENCES` (on the table or any column),
+//!    `DELETE`, `TRUNCATE`, `TRIGGER`, and a sequence's `USAGE` or `UPDATE` (`nextval`,
+//!    `setval`). Ten tables are named, the rest counted. Not refused: `TEMPORARY` (granted to
+//!    `PUBLIC` by default), `EXECUTE` on functions, `pg_read_all_settings`.
+//!
+//!    A host that means it opens anyway with `allow_privileged=true` in the URL or
+//!    [`OpenOptions::allow_privileged`](crate::OpenOptions::allow_privileged) (a warning is
+//!    logged); the guard and the layers below then stand alone.
+//!
+//!    **`set_role=<role>`** (or [`OpenOptions::set_role`](crate::OpenOptions::set_role)) runs
+//!    `SET ROLE "<role>"` on every new connection, and the check runs as that role. It is
+//!    what privilege checks see: tables, functions (`pg_read_file` and friends are granted
+//!    to roles, not to the session), `COPY`, `lo_export`. It is **not** a boundary against
+//!    the session itself: the login (`session_user`) keeps its rights, and a statement that
+//!    ran `RESET ROLE`, `SET ROLE <login>`, `SET SESSION AUTHORIZATION`, `RESET ALL`,
+//!    `DISCARD ALL` or `set_config('role', …)` would be the login again. Those are held off
+//!    by the guard (it refuses `SET`/`RESET` and `set_config`) and by layer 4 (statements
+//!    without rows never run); a `set_config` past both is undone by the statement's
+//!    `ROLLBACK`, but runs with the login's rights until then. So prefer logging in as the
+//!    read-only role; use `set_role` when the login cannot change, and know that a superuser
+//!    login behind it is one guard bug away (a warning is logged when it is one). Role-level
+//!    settings (`ALTER ROLE … SET`) of the target role do not apply after `SET ROLE`.
 //! 2. **A READ ONLY transaction per statement**: `START TRANSACTION ISOLATION LEVEL REPEATABLE
 //!    READ, READ ONLY`, then `SET LOCAL statement_timeout` and a `SELECT 1` that takes the
 //!    snapshot (after which `SET TRANSACTION READ WRITE` is refused), then the statement, then
@@ -174,11 +211,12 @@ mod dialect;
 mod errors;
 mod numeric;
 mod pool;
+mod privileges;
 mod stream;
 mod tls;
 mod types;
 
-pub use dialect::{PostgresDialect, open_url};
+pub use dialect::{PostgresDialect, open_url, open_url_with};
 pub use tls::{TlsMode, TlsSettings, TrustRoots};
 
 /// The tokio-postgres crate this adapter is built on, so hosts can build a

@@ -20,6 +20,7 @@ use rustls::{ClientConfig, RootCertStore};
 use tokio_postgres::config::SslMode;
 
 pub(crate) use connect::Connector;
+pub(super) use params::take_open_parameters;
 
 /// How a connection is encrypted and whether the server's certificate is checked: libpq's
 /// `sslmode`.

@@ -1,6 +1,7 @@
-//! Taking libpq's TLS parameters (`sslmode`, `sslrootcert`, `sslcert`, `sslkey`) out of a
-//! connection string, so tokio-postgres (which knows only `sslmode=disable|prefer|require`)
-//! parses the rest. Both forms libpq accepts are handled: `postgres://…?k=v&…` URLs and
+//! Taking libpq's TLS parameters (`sslmode`, `sslrootcert`, `sslcert`, `sslkey`) and the
+//! adapter's own (`allow_privileged`, `set_role`) out of a connection string, so
+//! tokio-postgres (which knows only `sslmode=disable|prefer|require`, and refuses unknown
+//! keys) parses the rest. Both forms libpq accepts are handled: `postgres://…?k=v&…` URLs and
 //! `key=value` strings with libpq's quoting.
 
 /// The TLS parameters found, and the connection string without them.
@@ -21,15 +22,58 @@ pub(super) struct Extracted {
 /// Parameters libpq has that this adapter refuses rather than ignores.
 pub(super) const UNSUPPORTED: &[&str] = &["sslpassword", "sslcrl", "sslcrldir"];
 
+/// The adapter's own parameters found, and the connection string without them.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(in crate::postgres) struct OpenParameters {
+    /// The input without `allow_privileged` and `set_role`.
+    pub(in crate::postgres) rest: String,
+    /// `allow_privileged=true|false`.
+    pub(in crate::postgres) allow_privileged: Option<bool>,
+    /// `set_role=<name>`.
+    pub(in crate::postgres) set_role: Option<String>,
+}
+
+/// Takes `allow_privileged` and `set_role` out of `input`. Errors name the problem, never
+/// the text (which may hold a password).
+pub(in crate::postgres) fn take_open_parameters(input: &str) -> Result<OpenParameters, String> {
+    let mut found = OpenParameters::default();
+    let rest = split(input, |key, value| match key {
+        "allow_privileged" => {
+            found.allow_privileged = Some(crate::url::parse_flag(key, &value)?);
+            Ok(true)
+        }
+        "set_role" if value.is_empty() => Err("set_role needs a role name".into()),
+        "set_role" => {
+            found.set_role = Some(value);
+            Ok(true)
+        }
+        _ => Ok(false),
+    })?;
+    found.rest = rest;
+    Ok(found)
+}
+
 /// Splits `input` into its TLS parameters and the rest. Errors name the problem, never the
 /// text (which may hold a password).
 pub(super) fn extract(input: &str) -> Result<Extracted, String> {
+    let mut found = Extracted::default();
+    let rest = split(input, |key, value| found.take(key, value))?;
+    found.rest = rest;
+    Ok(found)
+}
+
+/// Removes the parameters `take` accepts (it returns `Ok(true)` for those) from `input`, a
+/// URL or a `key=value` string; returns what is left, in the same form.
+fn split(
+    input: &str,
+    take: impl FnMut(&str, String) -> Result<bool, String>,
+) -> Result<String, String> {
     let trimmed = input.trim_start();
     let lower = trimmed.get(..13).unwrap_or(trimmed).to_ascii_lowercase();
     if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
-        extract_from_url(input)
+        split_url(input, take)
     } else {
-        extract_from_key_values(input)
+        split_key_values(input, take)
     }
 }
 
@@ -54,30 +98,33 @@ impl Extracted {
     }
 }
 
-fn extract_from_url(url: &str) -> Result<Extracted, String> {
+fn split_url(
+    url: &str,
+    mut take: impl FnMut(&str, String) -> Result<bool, String>,
+) -> Result<String, String> {
     let (base, query) = match url.split_once('?') {
         Some((base, query)) => (base, Some(query)),
         None => (url, None),
     };
-    let mut extracted = Extracted::default();
     let mut kept = Vec::new();
     for pair in query.into_iter().flat_map(|q| q.split('&')) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         let key = crate::url::percent_decode(key)?;
-        if !extracted.take(&key, crate::url::percent_decode(value)?)? {
+        if !take(&key, crate::url::percent_decode(value)?)? {
             kept.push(pair);
         }
     }
-    extracted.rest = if kept.is_empty() {
+    Ok(if kept.is_empty() {
         base.to_owned()
     } else {
         format!("{base}?{}", kept.join("&"))
-    };
-    Ok(extracted)
+    })
 }
 
-fn extract_from_key_values(input: &str) -> Result<Extracted, String> {
-    let mut extracted = Extracted::default();
+fn split_key_values(
+    input: &str,
+    mut take: impl FnMut(&str, String) -> Result<bool, String>,
+) -> Result<String, String> {
     let mut kept = Vec::new();
     let mut chars = input.chars().peekable();
     loop {
@@ -99,12 +146,11 @@ fn extract_from_key_values(input: &str) -> Result<Extracted, String> {
         }
         skip_whitespace(&mut chars);
         let value = read_value(&mut chars)?;
-        if !extracted.take(&key, value.clone())? {
+        if !take(&key, value.clone())? {
             kept.push(format!("{key}='{}'", quote(&value)));
         }
     }
-    extracted.rest = kept.join(" ");
-    Ok(extracted)
+    Ok(kept.join(" "))
 }
 
 fn skip_whitespace(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
@@ -175,6 +221,35 @@ mod tests {
         assert_eq!(e.rest, r"host='db' user='o\'brien' password='p w'");
         let reparsed = ok(&e.rest);
         assert_eq!(reparsed.rest, e.rest);
+    }
+
+    #[test]
+    fn the_adapters_own_parameters_are_taken_out_of_both_forms() {
+        let found = take_open_parameters(
+            "postgres://u:pw@db/shop?allow_privileged=true&sslmode=require&set_role=nao%20reader",
+        )
+        .unwrap();
+        assert_eq!(found.rest, "postgres://u:pw@db/shop?sslmode=require");
+        assert_eq!(found.allow_privileged, Some(true));
+        assert_eq!(found.set_role.as_deref(), Some("nao reader"));
+
+        let found =
+            take_open_parameters("host=db password='p w' set_role='Reader' allow_privileged=0")
+                .unwrap();
+        assert_eq!(found.rest, "host='db' password='p w'");
+        assert_eq!(found.allow_privileged, Some(false));
+        assert_eq!(found.set_role.as_deref(), Some("Reader"));
+
+        let none = take_open_parameters("postgres://db/shop").unwrap();
+        assert_eq!((none.allow_privileged, none.set_role), (None, None));
+        for bad in [
+            "postgres://u:secret@db/x?allow_privileged=maybe",
+            "host=db password=secret allow_privileged=",
+            "postgres://u:secret@db/x?set_role=",
+        ] {
+            let error = take_open_parameters(bad).map(|_| ()).unwrap_err();
+            assert!(!error.contains("secret"), "{bad}: {error}");
+        }
     }
 
     #[test]
