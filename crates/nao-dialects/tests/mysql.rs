@@ -25,6 +25,7 @@ use mysql_async::{Conn, Opts, OptsBuilder};
 use nao_core::guard::{Policy, ReadOnlySql, SqlDialect, check};
 use nao_core::render::Truncation;
 use nao_core::{Dialect, DialectError, DialectExt, ExecOptions, TableFilter, TableKind, TableRef};
+use nao_dialects::OpenOptions;
 use nao_dialects::conformance::{self, FIXTURE_STATEMENTS, FIXTURE_TABLE};
 use nao_dialects::mysql::{Flavour, MySqlDialect};
 use tokio_util::sync::CancellationToken;
@@ -390,7 +391,9 @@ async fn a_read_only_transaction_alone_refuses_table_writes_but_not_implicit_com
     let test = TestDb::create(&url).await;
     // As the privileged user: only the READ ONLY transaction (and the prepared statement)
     // stand between a write and the data.
-    let db = MySqlDialect::connect_with("mysql_root", test.root_opts())
+    // Root is refused unless the host insists, as this test does.
+    let privileged = OpenOptions::new().allow_privileged(true);
+    let db = MySqlDialect::connect_with_options("mysql_root", test.root_opts(), &privileged)
         .await
         .unwrap();
     let gap = &test.extra_databases[0];

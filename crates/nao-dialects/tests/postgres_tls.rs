@@ -1,6 +1,8 @@
 //! TLS to a real PostgreSQL server (`NAO_TEST_POSTGRES_URL`, a superuser URL): each mode of
 //! libpq's `sslmode`, checked from the server's side (`pg_stat_ssl`), with the server's own
-//! certificate (read from `ssl_cert_file`) as the trusted root.
+//! certificate (read from `ssl_cert_file`) as the trusted root. The superuser only watches
+//! (without TLS); the adapter connects as a login role of the test's own that may do nothing
+//! but log in, as production would, and the role is dropped at the end.
 //!
 //! Without the variable the tests say so and pass; a server with `ssl = off` is reported and
 //! skipped (there is nothing to connect to).
@@ -9,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use arrow_array::cast::AsArray;
 use nao_core::guard::{ReadOnlySql, SqlDialect};
@@ -21,9 +24,11 @@ const URL_VAR: &str = "NAO_TEST_POSTGRES_URL";
 
 /// The test server, as key=value pieces (host, port, user, database) to add TLS settings to.
 struct Server {
+    /// `NAO_TEST_POSTGRES_URL`.
     url: String,
     host: String,
     port: u16,
+    /// The test's least-privilege login role, dropped on drop.
     user: String,
     dbname: String,
     /// The server's certificate (its `ssl_cert_file`), which is its own root when self-signed.
@@ -73,15 +78,33 @@ impl Server {
             Some(Host::Tcp(host)) => host.clone(),
             _ => "127.0.0.1".to_owned(),
         };
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let user = format!(
+            "nao_tls_{}_{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        admin
+            .batch_execute(&format!("CREATE ROLE {user} LOGIN"))
+            .await
+            .unwrap();
         Some(Server {
             url,
             host,
             port: config.get_ports().first().copied().unwrap_or(5432),
-            user: config.get_user().unwrap_or("postgres").to_owned(),
+            user,
             dbname: config.get_dbname().unwrap_or("postgres").to_owned(),
             certificate,
             admin,
         })
+    }
+
+    /// A `postgres://` URL to the server as the test's role, with `params` (`?k=v`).
+    fn role_url(&self, params: &str) -> String {
+        format!(
+            "postgres://{}@{}:{}/{}{params}",
+            self.user, self.host, self.port, self.dbname
+        )
     }
 
     /// A key=value connection string to the server under the name `host` (its address
@@ -114,6 +137,33 @@ impl Server {
         cert.verify_is_valid_for_subject_name(&name)
             .ok()
             .map(|()| "localhost")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let url = self.url.clone();
+        let cleanup = format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '{role}';
+             DROP ROLE IF EXISTS {role};",
+            role = self.user
+        );
+        // A thread and a runtime of their own: this may run inside the test's runtime.
+        let done = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                let (admin, connection) = Config::from_str(&url).unwrap().connect(NoTls).await?;
+                tokio::spawn(connection);
+                admin.batch_execute(&cleanup).await
+            })
+        })
+        .join();
+        if !matches!(done, Ok(Ok(()))) {
+            eprintln!("dropping the role {} failed: {done:?}", self.user);
+        }
     }
 }
 
@@ -152,12 +202,9 @@ async fn each_sslmode_negotiates_what_it_says() {
         "{disabled:?}"
     );
     // libpq's default, `prefer`: TLS when the server offers it.
-    let preferred = open(&server.url).await.unwrap();
+    let preferred = open(&server.role_url("")).await.unwrap();
     assert!(encrypted(&preferred).await);
-    let sep = if server.url.contains('?') { '&' } else { '?' };
-    let required = open(&format!("{}{sep}sslmode=require", server.url))
-        .await
-        .unwrap();
+    let required = open(&server.role_url("?sslmode=require")).await.unwrap();
     assert!(encrypted(&required).await);
     // A client certificate is offered when the server asks for one; this one does not (its
     // pg_hba trusts), so the connection stands either way.
@@ -172,7 +219,7 @@ async fn each_sslmode_negotiates_what_it_says() {
     .unwrap();
     assert!(encrypted(&with_identity).await);
     // The same settings through a driver Config: its `sslmode=require` is honoured.
-    let mut config = Config::from_str(&server.url).unwrap();
+    let mut config = Config::from_str(&server.role_url("")).unwrap();
     config.ssl_mode(nao_dialects::postgres::driver::config::SslMode::Require);
     let from_config = PostgresDialect::connect("pg", config).await.unwrap();
     assert!(encrypted(&from_config).await);

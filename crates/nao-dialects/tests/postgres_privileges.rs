@@ -1,0 +1,669 @@
+//! Gate 3 on a real PostgreSQL server (`NAO_TEST_POSTGRES_URL`, a superuser URL such as
+//! `postgres://postgres@127.0.0.1:5432/test`): the adapter refuses to open as a role that can
+//! do more than read, names the privilege and gives the SQL for a read-only role, unless the
+//! host opts in; `set_role` switches to a read-only role on every connection.
+//!
+//! Each test makes its own schema and roles (unique names) and drops them at the end, even
+//! when it fails. Without the variable the tests say so and pass.
+#![cfg(feature = "postgres")]
+#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use arrow_array::cast::AsArray;
+use nao_core::guard::{Policy, ReadOnlySql, SqlDialect, check};
+use nao_core::{Dialect, DialectError, DialectExt, ExecOptions};
+use nao_dialects::postgres::PostgresDialect;
+use nao_dialects::postgres::driver::{Client, Config, NoTls};
+use nao_dialects::{OpenError, OpenOptions};
+
+const URL_VAR: &str = "NAO_TEST_POSTGRES_URL";
+
+fn server_url() -> Option<String> {
+    let url = std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty());
+    if url.is_none() {
+        eprintln!("{URL_VAR} is not set: skipping this PostgreSQL test");
+    }
+    url
+}
+
+async fn connect_admin(url: &str) -> Client {
+    let config = Config::from_str(url).unwrap();
+    let (client, connection) = config
+        .connect(NoTls)
+        .await
+        .unwrap_or_else(|e| panic!("{URL_VAR} is set but the server is unreachable: {e}"));
+    tokio::spawn(connection);
+    client
+}
+
+/// A schema with one table, and the roles a test makes (all prefixed with the schema's
+/// unique suffix), dropped on drop.
+struct Sandbox {
+    url: String,
+    suffix: String,
+    schema: String,
+    admin: Client,
+}
+
+impl Sandbox {
+    async fn new(url: String, label: &str) -> Sandbox {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos();
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let suffix = format!("{label}_{}_{n}_{nanos:x}", std::process::id());
+        let schema = format!("nao_priv_{suffix}");
+        let admin = connect_admin(&url).await;
+        admin
+            .batch_execute(&format!(
+                "CREATE SCHEMA {schema};
+                 CREATE TABLE {schema}.items (id int PRIMARY KEY, name text);
+                 INSERT INTO {schema}.items VALUES (1, 'one'), (2, 'two');"
+            ))
+            .await
+            .unwrap();
+        Sandbox {
+            url,
+            suffix,
+            schema,
+            admin,
+        }
+    }
+
+    async fn admin(&self, sql: &str) {
+        self.admin
+            .batch_execute(sql)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+
+    /// A login role that may read the schema (USAGE, SELECT), nothing else yet.
+    async fn reader(&self, label: &str) -> String {
+        let role = format!("nao_r_{label}_{}", self.suffix);
+        self.admin(&format!(
+            "CREATE ROLE {role} LOGIN;
+             GRANT USAGE ON SCHEMA {schema} TO {role};
+             GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role};
+             ALTER ROLE {role} SET search_path = {schema};",
+            schema = self.schema
+        ))
+        .await;
+        role
+    }
+
+    /// The server URL with `user` as the login and `params` added.
+    fn url_as(&self, user: &str, params: &str) -> String {
+        let config = Config::from_str(&self.url).unwrap();
+        let host = match &config.get_hosts()[0] {
+            nao_dialects::postgres::driver::config::Host::Tcp(h) => h.clone(),
+            #[allow(unreachable_patterns)]
+            _ => "127.0.0.1".to_owned(),
+        };
+        let port = config.get_ports().first().copied().unwrap_or(5432);
+        let dbname = config.get_dbname().unwrap_or("postgres");
+        format!("postgres://{user}@{host}:{port}/{dbname}?sslmode=disable{params}")
+    }
+
+    /// The superuser's URL (as `NAO_TEST_POSTGRES_URL`) with `params` added.
+    fn admin_url(&self, params: &str) -> String {
+        let sep = if self.url.contains('?') { '&' } else { '?' };
+        format!("{}{sep}sslmode=disable{params}", self.url)
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let url = self.url.clone();
+        let pattern = format!("nao\\_r\\_%\\_{}", self.suffix.replace('_', "\\_"));
+        let schema = self.schema.clone();
+        // Roles are found by their suffix, so a test that fails half-way leaves nothing.
+        let cleanup = format!(
+            "DO $$ DECLARE r record; BEGIN
+               PERFORM pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE usename LIKE '{pattern}';
+               EXECUTE 'DROP SCHEMA IF EXISTS {schema} CASCADE';
+               FOR r IN SELECT rolname FROM pg_roles WHERE rolname LIKE '{pattern}' LOOP
+                 EXECUTE format('DROP OWNED BY %I', r.rolname);
+                 EXECUTE format('DROP ROLE %I', r.rolname);
+               END LOOP;
+             END $$"
+        );
+        let done = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                let admin = connect_admin(&url).await;
+                admin.batch_execute(&cleanup).await
+            })
+        })
+        .join();
+        if !matches!(done, Ok(Ok(()))) {
+            eprintln!("cleanup of {} failed: {done:?}", self.schema);
+        }
+    }
+}
+
+/// The refusal `opened` must be, with its message.
+fn refused(opened: Result<PostgresDialect, DialectError>, context: &str) -> String {
+    match opened {
+        Err(error @ DialectError::Permission { .. }) => error.to_string(),
+        Err(other) => panic!("{context}: expected a permission refusal, got {other:?}"),
+        Ok(db) => panic!("{context}: opened a privileged connection: {db:?}"),
+    }
+}
+
+async fn current_user(db: &dyn Dialect) -> String {
+    let sql = check(
+        "SELECT current_user::text AS u",
+        SqlDialect::Postgres,
+        &Policy::default(),
+    )
+    .unwrap();
+    let result = db.query(&sql, &ExecOptions::default()).await.unwrap();
+    result.batches[0]
+        .column(0)
+        .as_string::<i32>()
+        .value(0)
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_superuser_is_refused_with_the_privilege_and_the_sql() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url.clone(), "super").await;
+    let message = refused(
+        PostgresDialect::open_url("pg", &sandbox.admin_url("")).await,
+        "superuser",
+    );
+    for expected in [
+        "SUPERUSER",
+        "CREATE ROLE nao_reader LOGIN PASSWORD '<choose a password>';",
+        "GRANT CONNECT ON DATABASE",
+        "GRANT USAGE ON SCHEMA",
+        "GRANT SELECT ON ALL TABLES IN SCHEMA",
+        "ALTER DEFAULT PRIVILEGES IN SCHEMA",
+        "set_role=nao_reader",
+        "allow_privileged=true",
+    ] {
+        assert!(
+            message.contains(expected),
+            "missing {expected:?} in: {message}"
+        );
+    }
+    // The same through the URL front door, as the MCP server opens databases.
+    match nao_dialects::open("pg", &sandbox.admin_url("")).await {
+        Err(OpenError::Dialect(DialectError::Permission { message, .. })) => {
+            assert!(message.contains("SUPERUSER"), "{message}");
+        }
+        other => panic!("open must refuse the superuser: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_opt_in_opens_the_superuser() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url.clone(), "optin").await;
+    let options = OpenOptions::new().allow_privileged(true);
+    let by_option = nao_dialects::open_with("pg", &sandbox.admin_url(""), &options)
+        .await
+        .unwrap();
+    let admin_user: String = sandbox
+        .admin
+        .query_one("SELECT current_user::text", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(current_user(&*by_option).await, admin_user);
+    let by_url = nao_dialects::open("pg", &sandbox.admin_url("&allow_privileged=true"))
+        .await
+        .unwrap();
+    assert_eq!(current_user(&*by_url).await, admin_user);
+    // The URL wins over the options: `false` there refuses even with the option set.
+    let vetoed = nao_dialects::open_with(
+        "pg",
+        &sandbox.admin_url("&allow_privileged=false"),
+        &options,
+    )
+    .await;
+    assert!(
+        matches!(
+            vetoed,
+            Err(OpenError::Dialect(DialectError::Permission { .. }))
+        ),
+        "{vetoed:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_role_opens_and_reads() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url, "plain").await;
+    let role = sandbox.reader("plain").await;
+    let db = nao_dialects::open("pg", &sandbox.url_as(&role, ""))
+        .await
+        .unwrap();
+    assert_eq!(current_user(&*db).await, role);
+    // pg_read_all_settings is allowed: settings, not data.
+    sandbox
+        .admin(&format!("GRANT pg_read_all_settings TO {role}"))
+        .await;
+    nao_dialects::open("pg", &sandbox.url_as(&role, ""))
+        .await
+        .unwrap();
+}
+
+/// Every role attribute and predefined role the adapter refuses, each granted alone to an
+/// otherwise read-only role (the ones this server version lacks are skipped).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_privileged_attribute_and_role_alone_is_refused() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url, "each").await;
+    let attributes = [
+        "SUPERUSER",
+        "BYPASSRLS",
+        "CREATEROLE",
+        "CREATEDB",
+        "REPLICATION",
+    ];
+    let predefined = [
+        "pg_read_server_files",
+        "pg_write_server_files",
+        "pg_execute_server_program",
+        "pg_signal_backend",
+        "pg_signal_autovacuum_worker",
+        "pg_read_all_data",
+        "pg_write_all_data",
+        "pg_read_all_stats",
+        "pg_monitor",
+        "pg_maintain",
+        "pg_checkpoint",
+        "pg_create_subscription",
+    ];
+    let existing: Vec<String> = sandbox
+        .admin
+        .query(
+            "SELECT rolname::text FROM pg_roles WHERE rolname = ANY ($1)",
+            &[&predefined.to_vec()],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    assert!(existing.len() >= 9, "predefined roles found: {existing:?}");
+    let mut cases: Vec<(String, String, String)> = attributes
+        .iter()
+        .map(|a| {
+            (
+                a.to_lowercase(),
+                format!("ALTER ROLE {{role}} {a}"),
+                (*a).to_owned(),
+            )
+        })
+        .collect();
+    for role in &existing {
+        // pg_monitor is refused for the pg_read_all_stats it carries.
+        let named = if role == "pg_monitor" {
+            "pg_read_all_stats"
+        } else {
+            role
+        };
+        cases.push((
+            role.trim_start_matches("pg_").to_owned(),
+            format!("GRANT {role} TO {{role}}"),
+            named.to_owned(),
+        ));
+    }
+    for (label, grant, named) in &cases {
+        let role = sandbox.reader(label).await;
+        sandbox.admin(&grant.replace("{role}", &role)).await;
+        let message = refused(
+            PostgresDialect::open_url("pg", &sandbox.url_as(&role, "")).await,
+            grant,
+        );
+        assert!(
+            message.contains(named),
+            "{grant}: {named} not named in {message}"
+        );
+        assert!(message.contains("CREATE ROLE nao_reader"), "{message}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn membership_counts_when_inherited_and_when_not() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url, "inherit").await;
+    let role = sandbox.reader("inh").await;
+    let middle = format!("nao_r_mid_{}", sandbox.suffix);
+    // NOINHERIT: the role does not use the middle role's rights until it SETs ROLE to it,
+    // which it may; membership is what counts.
+    sandbox
+        .admin(&format!(
+            "CREATE ROLE {middle} NOLOGIN; GRANT pg_signal_backend TO {middle};
+             GRANT {middle} TO {role}; ALTER ROLE {role} NOINHERIT;"
+        ))
+        .await;
+    let message = refused(
+        PostgresDialect::open_url("pg", &sandbox.url_as(&role, "")).await,
+        "indirect membership",
+    );
+    assert!(message.contains("pg_signal_backend"), "{message}");
+}
+
+/// Each write privilege on one table (or its columns, or a sequence, or the schema, or the
+/// database), granted alone, refuses and names where it applies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_write_privilege_alone_is_refused_naming_the_object() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url, "writes").await;
+    let schema = &sandbox.schema;
+    let dbname: String = sandbox
+        .admin
+        .query_one("SELECT current_database()::text", &[])
+        .await
+        .unwrap()
+        .get(0);
+    sandbox
+        .admin(&format!("CREATE SEQUENCE {schema}.counter"))
+        .await;
+    let table = format!("{schema}.items");
+    let mut cases: Vec<(String, String, String)> = [
+        "INSERT",
+        "UPDATE",
+        "DELETE",
+        "TRUNCATE",
+        "REFERENCES",
+        "TRIGGER",
+    ]
+    .iter()
+    .map(|p| {
+        (
+            p.to_lowercase(),
+            format!("GRANT {p} ON {table} TO {{role}}"),
+            format!("{p} on {table}"),
+        )
+    })
+    .collect();
+    for p in ["INSERT", "UPDATE", "REFERENCES"] {
+        cases.push((
+            format!("col_{}", p.to_lowercase()),
+            format!("GRANT {p} (name) ON {table} TO {{role}}"),
+            format!("{p} on {table}"),
+        ));
+    }
+    for p in ["USAGE", "UPDATE"] {
+        cases.push((
+            format!("seq_{}", p.to_lowercase()),
+            format!("GRANT {p} ON SEQUENCE {schema}.counter TO {{role}}"),
+            format!("{p} on {schema}.counter"),
+        ));
+    }
+    cases.extend([
+        (
+            "owner".to_owned(),
+            format!(
+                "CREATE TABLE {schema}.owned (x int); ALTER TABLE {schema}.owned OWNER TO {{role}}"
+            ),
+            format!("owner of {schema}.owned"),
+        ),
+        (
+            "schema_create".to_owned(),
+            format!("GRANT CREATE ON SCHEMA {schema} TO {{role}}"),
+            format!("CREATE on schema {schema}"),
+        ),
+        (
+            "db_create".to_owned(),
+            format!("GRANT CREATE ON DATABASE \"{dbname}\" TO {{role}}"),
+            "CREATE on database".to_owned(),
+        ),
+    ]);
+    for (label, grant, named) in &cases {
+        let role = sandbox.reader(label).await;
+        let grant = grant.replace("{role}", &role);
+        sandbox.admin(&grant).await;
+        let message = refused(
+            PostgresDialect::open_url("pg", &sandbox.url_as(&role, "")).await,
+            &grant,
+        );
+        assert!(
+            message.contains(named),
+            "{grant}: {named:?} not named in {message}"
+        );
+        if label == "owner" {
+            sandbox.admin(&format!("DROP TABLE {schema}.owned")).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_writable_tables_are_counted_not_listed() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url, "many").await;
+    let schema = &sandbox.schema;
+    let creates: String = (0..25)
+        .map(|i| format!("CREATE TABLE {schema}.t{i:02} (x int);"))
+        .collect();
+    sandbox.admin(&creates).await;
+    let role = sandbox.reader("many").await;
+    sandbox
+        .admin(&format!(
+            "GRANT INSERT ON ALL TABLES IN SCHEMA {schema} TO {role}"
+        ))
+        .await;
+    let message = refused(
+        PostgresDialect::open_url("pg", &sandbox.url_as(&role, "")).await,
+        "many tables",
+    );
+    assert!(
+        message.contains(&format!("INSERT on {schema}.items")),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("INSERT on {schema}.t00")),
+        "{message}"
+    );
+    assert!(!message.contains(&format!("{schema}.t24")), "{message}");
+    // 26 tables, 10 named.
+    assert!(message.contains("and 16 more"), "{message}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn set_role_reads_as_the_role_and_statements_cannot_undo_it() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url, "setrole").await;
+    let role = sandbox.reader("target").await;
+    // The superuser's login, switched to the read-only role on every connection.
+    let by_url = nao_dialects::open("pg", &sandbox.admin_url(&format!("&set_role={role}")))
+        .await
+        .unwrap();
+    assert_eq!(current_user(&*by_url).await, role);
+    let options = OpenOptions::new().set_role(role.clone());
+    let db = PostgresDialect::open_url_with("pg", &sandbox.admin_url(""), &options)
+        .await
+        .unwrap();
+    assert_eq!(current_user(&db).await, role);
+    let items = check(
+        &format!("SELECT count(*) AS n FROM {}.items", sandbox.schema),
+        SqlDialect::Postgres,
+        &Policy::default(),
+    )
+    .unwrap();
+    db.query(&items, &ExecOptions::default()).await.unwrap();
+
+    // The guard refuses every way back to the login role.
+    let undo = [
+        "RESET ROLE",
+        "SET ROLE postgres",
+        "SET ROLE NONE",
+        "SET SESSION AUTHORIZATION DEFAULT",
+        "RESET ALL",
+        "DISCARD ALL",
+        "SELECT set_config('role', 'none', false)",
+        "SELECT set_config('session_authorization', 'postgres', false)",
+        "SELECT current_setting('role'), set_config('role', 'postgres', true)",
+    ];
+    for sql in undo {
+        assert!(
+            check(sql, SqlDialect::Postgres, &Policy::default()).is_err(),
+            "the guard let {sql:?} through"
+        );
+    }
+    // Past the guard, the adapter refuses the statements that return no rows...
+    for sql in &undo[..6] {
+        let unchecked = ReadOnlySql::new_unchecked_allowing_writes(*sql, SqlDialect::Postgres);
+        let error = db
+            .query(&unchecked, &ExecOptions::default())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error, DialectError::Permission { .. }),
+            "{sql}: {error:?}"
+        );
+        assert_eq!(current_user(&db).await, role, "after {sql}");
+    }
+    // ...and a set_config that does run is undone by the statement's ROLLBACK: only the
+    // guard keeps it from running at all (the session user is still the superuser).
+    let unchecked = ReadOnlySql::new_unchecked_allowing_writes(
+        "SELECT set_config('role', 'none', false) AS r",
+        SqlDialect::Postgres,
+    );
+    db.query(&unchecked, &ExecOptions::default()).await.unwrap();
+    assert_eq!(current_user(&db).await, role);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn set_role_to_a_privileged_role_is_refused() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url, "setpriv").await;
+    let login = sandbox.reader("login").await;
+    let writer = sandbox.reader("writer").await;
+    sandbox
+        .admin(&format!(
+            "GRANT INSERT ON {}.items TO {writer}; GRANT {writer} TO {login}",
+            sandbox.schema
+        ))
+        .await;
+    // The login alone is a member of the writer, so it is refused as well...
+    let message = refused(
+        PostgresDialect::open_url("pg", &sandbox.url_as(&login, "")).await,
+        "member of a writer",
+    );
+    assert!(message.contains("INSERT on"), "{message}");
+    // ...and switching to the writer is refused: the check runs as the role.
+    let message = refused(
+        PostgresDialect::open_url(
+            "pg",
+            &sandbox.url_as(&login, &format!("&set_role={writer}")),
+        )
+        .await,
+        "set_role to a writer",
+    );
+    assert!(message.contains(&writer), "{message}");
+    assert!(message.contains("INSERT on"), "{message}");
+}
+
+const SECRET: &str = "Pl4nted-S3cret-xyzzy";
+
+fn assert_secret_absent(context: &str, error: &dyn std::error::Error) {
+    let mut texts = vec![error.to_string(), format!("{error:?}")];
+    let mut source = error.source();
+    while let Some(inner) = source {
+        texts.push(inner.to_string());
+        texts.push(format!("{inner:?}"));
+        source = inner.source();
+    }
+    for text in texts {
+        assert!(
+            !text.contains(SECRET),
+            "{context}: the password leaked: {text}"
+        );
+    }
+}
+
+/// A password planted in every form of URL never shows in an error, its sources, or a
+/// `Debug`, whether opening fails early, late, or on privileges.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_password_in_any_output() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url.clone(), "secret").await;
+    let role = sandbox.reader("secret").await;
+    let writer = sandbox.reader("secretw").await;
+    sandbox
+        .admin(&format!(
+            "GRANT DELETE ON {}.items TO {writer}",
+            sandbox.schema
+        ))
+        .await;
+    let config = Config::from_str(&url).unwrap();
+    let dbname = config.get_dbname().unwrap_or("postgres").to_owned();
+    let admin = config.get_user().unwrap_or("postgres").to_owned();
+    let encoded = SECRET.replace('-', "%2D");
+    // Trust authentication accepts any password; the URLs still carry one.
+    let failing = [
+        format!("postgres://{admin}:{SECRET}@127.0.0.1:5432/{dbname}?sslmode=disable"),
+        format!("postgresql://{admin}:{encoded}@127.0.0.1:5432/{dbname}?sslmode=disable"),
+        format!("postgres://{writer}:{SECRET}@127.0.0.1:5432/{dbname}?sslmode=disable"),
+        format!(
+            "host=127.0.0.1 port=5432 dbname={dbname} user={admin} password={SECRET} sslmode=disable"
+        ),
+        format!("host=127.0.0.1 dbname={dbname} user={writer} password='{SECRET}' sslmode=disable"),
+        format!("host=127.0.0.1 user = {admin}  password = '{SECRET} x' dbname={dbname}"),
+        format!("postgres://{admin}:{SECRET}@127.0.0.1:1/{dbname}?connect_timeout=5"),
+        format!("host=127.0.0.1 port=1 password={SECRET} connect_timeout=5"),
+        format!(
+            "postgres://{admin}:{SECRET}@127.0.0.1:5432/{dbname}?sslmode=verify-full&sslrootcert=/nonexistent.pem"
+        ),
+        format!("postgres://{admin}:{SECRET}@127.0.0.1:5432/{dbname}?sslmode=bogus"),
+        format!("postgres://{admin}:{SECRET}@127.0.0.1:5432/{dbname}?bogus_option=1"),
+        format!("postgres://{admin}:{SECRET}@127.0.0.1:5432/{dbname}?allow_privileged=maybe"),
+        format!("postgres://{admin}:{SECRET}@127.0.0.1:5432/{dbname}?set_role=nao_no_such_role_x"),
+        format!("postgres://{admin}:{SECRET}@[::1/{dbname}"),
+        format!("host=127.0.0.1 password='{SECRET}"),
+        format!("host=127.0.0.1 password={SECRET} sslpassword=x"),
+        format!("host=127.0.0.1 password:{SECRET}"),
+        format!("user={admin} password={SECRET}"),
+        format!("{admin}:{SECRET}@127.0.0.1:5432/{dbname}"),
+        format!("postgress://{admin}:{SECRET}@127.0.0.1/{dbname}"),
+        SECRET.to_owned(),
+    ];
+    for url in &failing {
+        match nao_dialects::open("pg", url).await {
+            Err(error) => assert_secret_absent(url, &error),
+            Ok(db) => panic!("{url}: expected a failure, opened {db:?}"),
+        }
+        if let Err(error) = PostgresDialect::open_url("pg", url).await {
+            assert_secret_absent(url, &error);
+        }
+    }
+    let opening = [
+        format!("postgres://{role}:{SECRET}@127.0.0.1:5432/{dbname}?sslmode=disable"),
+        format!("host=127.0.0.1 dbname={dbname} user={role} password='{SECRET}' sslmode=disable"),
+        format!(
+            "postgres://{admin}:{encoded}@127.0.0.1:5432/{dbname}?sslmode=disable&set_role={role}"
+        ),
+    ];
+    for url in &opening {
+        let db = PostgresDialect::open_url("pg", url).await.unwrap();
+        let debug = format!("{db:?}");
+        assert!(!debug.contains(SECRET), "{debug}");
+        let error = db
+            .query(
+                &ReadOnlySql::new_unchecked_allowing_writes("SELEC 1", SqlDialect::Postgres),
+                &ExecOptions::default(),
+            )
+            .await
+            .unwrap_err();
+        assert_secret_absent(url, &error);
+    }
+    let options = OpenOptions::new()
+        .set_role(role.clone())
+        .allow_privileged(true);
+    assert!(!format!("{options:?}").contains(SECRET));
+}
