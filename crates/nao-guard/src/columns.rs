@@ -3,9 +3,12 @@
 //! The check is conservative, because a false "allowed" leaks data: a denied column's name used
 //! anywhere, `*` while a table with denied columns is read, `t.*` and whole-row references
 //! (`SELECT c FROM customers c`, `row_to_json(c)`) over such a table are all refused.
+//! The built-in sensitive columns (`pg_stat_activity.query`, see [`crate::SensitiveEntry`]) are
+//! denied the same way, and refused with their own kind and reason.
 
 use sqlparser::ast::{Ident, ObjectName};
 
+use crate::policy::ColumnDenial;
 use crate::rejection::Position;
 use crate::{Policy, RejectKind, TableName};
 
@@ -64,25 +67,35 @@ impl ColumnUse {
         if !self.enabled {
             return found;
         }
-        // Names by which a table with denied columns can be referred to.
-        let hidden: Vec<&str> = self
+        // Names by which a table with denied columns can be referred to, and why.
+        let hidden: Vec<(&str, ColumnDenial)> = self
             .tables
             .iter()
-            .filter(|(table, _)| policy.hides_columns_of(table))
-            .flat_map(|(table, alias)| [Some(table.name()), alias.as_deref()])
+            .filter_map(|(table, alias)| {
+                let why = policy.hides_columns_of(table)?;
+                Some([Some(table.name()), alias.as_deref()].map(|n| n.map(|n| (n, why))))
+            })
+            .flatten()
             .flatten()
             .collect();
         for wildcard in &self.wildcards {
-            match wildcard {
-                None if !hidden.is_empty() => {
-                    found.push(RejectKind::ColumnNotAllowed { name: "*".into() });
-                }
-                Some(q) if hidden.iter().any(|h| h.eq_ignore_ascii_case(q)) => {
-                    found.push(RejectKind::ColumnNotAllowed {
-                        name: format!("{q}.*"),
-                    });
-                }
-                _ => {}
+            let why = match wildcard {
+                // The host's own denial names the host's kind; a sensitive one its reason.
+                None => hidden
+                    .iter()
+                    .map(|&(_, why)| why)
+                    .find(|why| *why == ColumnDenial::Policy)
+                    .or_else(|| hidden.first().map(|&(_, why)| why)),
+                Some(q) => hidden
+                    .iter()
+                    .find(|(h, _)| h.eq_ignore_ascii_case(q))
+                    .map(|&(_, why)| why),
+            };
+            if let Some(why) = why {
+                let name = wildcard
+                    .as_ref()
+                    .map_or_else(|| "*".into(), |q| format!("{q}.*"));
+                found.push(refusal(name, why));
             }
         }
         for (parts, _) in &self.identifiers {
@@ -112,16 +125,27 @@ impl ColumnUse {
             } else {
                 owners
             };
-            let denied_column = policy.denied_columns.iter().any(|c| {
-                c.column.eq_ignore_ascii_case(&last.value)
-                    && candidates.iter().any(|t| c.applies_to(t))
-            });
-            let whole_row =
-                parts.len() == 1 && hidden.iter().any(|h| h.eq_ignore_ascii_case(&last.value));
-            if denied_column || whole_row {
-                found.push(RejectKind::ColumnNotAllowed { name: written });
+            let whole_row = || {
+                hidden
+                    .iter()
+                    .find(|(h, _)| parts.len() == 1 && h.eq_ignore_ascii_case(&last.value))
+                    .map(|&(_, why)| why)
+            };
+            if let Some(why) = policy
+                .denies_column(&last.value, &candidates)
+                .or_else(whole_row)
+            {
+                found.push(refusal(written, why));
             }
         }
         found
+    }
+}
+
+/// The rejection for a denied column: the host's kind, or the sensitive kind with its reason.
+fn refusal(name: String, why: ColumnDenial) -> RejectKind {
+    match why {
+        ColumnDenial::Policy => RejectKind::ColumnNotAllowed { name },
+        ColumnDenial::Sensitive(entry) => RejectKind::Sensitive { name, entry },
     }
 }

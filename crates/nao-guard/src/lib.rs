@@ -23,8 +23,9 @@
 //! ## Usage
 //! - [`check`] gives a verdict: `Ok(ReadOnlySql)` or the first [`Rejection`].
 //! - [`analyze`] gives the facts (tables, functions, top-level limit) and every rejection.
-//! - [`Policy`] sets limits, the row cap, table allow/deny lists, denied columns and extra
-//!   allowed functions. [`SqlDialect`] names the engine family.
+//! - [`Policy`] sets limits, the row cap, table allow/deny lists, denied columns, extra
+//!   allowed functions and the built-in sensitive catalogues it lifts. [`SqlDialect`] names the
+//!   engine family.
 //!
 //! ## What is allowed, and why
 //! Exactly one statement (trailing semicolons and comments are fine), of these kinds:
@@ -64,6 +65,16 @@
 //! denylist apply to each. Denied columns are refused by name, through `*`, `t.*` and whole-row
 //! references.
 //!
+//! Credential, secret and server-internal catalogues are refused by default in every dialect,
+//! however they are qualified, quoted or hidden ([`SensitiveEntry`]): password hashes
+//! (`pg_authid`, `mysql.user`, `sys.sql_logins`), connection strings and foreign-server options,
+//! other sessions' statement text (`pg_stat_activity.query`, `information_schema.PROCESSLIST`,
+//! `system.query_log`, `INFORMATION_SCHEMA.JOBS`), server settings and paths (`pg_settings`,
+//! `SHOW ALL`, `SHOW data_directory`), and `SHOW GRANTS`, `SHOW PROCESSLIST`, `SHOW ENGINE …
+//! STATUS`, `SHOW BINLOG EVENTS`. The refusal says why, so the model does not try another way
+//! round. A host that shows them to an administrator on purpose lifts one entry with
+//! [`Policy::allow_sensitive`], or all with [`Policy::with_sensitive_allowed`].
+//!
 //! The guard is the first of two gates: the adapters also open connections read-only at the
 //! engine, so a statement the guard wrongly passed still cannot write.
 //!
@@ -101,6 +112,7 @@ mod policy;
 mod read_only_sql;
 mod rejection;
 mod scope;
+mod sensitive;
 mod statement;
 mod table_name;
 mod walker;
@@ -114,4 +126,5 @@ pub use policy::{
 };
 pub use read_only_sql::{ReadOnlySql, StatementKind};
 pub use rejection::{FunctionClass, Position, RejectKind, Rejection};
+pub use sensitive::{SensitiveEntry, SensitiveKind};
 pub use table_name::{NamePart, TableName, TablePattern};

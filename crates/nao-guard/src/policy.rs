@@ -1,5 +1,6 @@
 //! What a deployment allows: limits, row cap, tables, columns and functions.
 
+use crate::sensitive::{self, SensitiveEntry};
 use crate::table_name::{TableName, TablePattern};
 
 /// Default for [`Policy::max_sql_bytes`]: 100 000 bytes, far above any analyst query and small
@@ -15,6 +16,9 @@ pub const DEFAULT_MAX_OPERATOR_CHAIN: usize = 1_000;
 pub struct ColumnPattern {
     pub(crate) table: Option<TablePattern>,
     pub(crate) column: String,
+    /// Stands for the built-in sensitive columns ([`SensitiveEntry`]) rather than one column,
+    /// so that a policy with only those still has denied columns to look for.
+    pub(crate) builtin: bool,
 }
 
 impl ColumnPattern {
@@ -25,11 +29,22 @@ impl ColumnPattern {
             Some((table, column)) => ColumnPattern {
                 table: Some(TablePattern::new(table)),
                 column: column.to_owned(),
+                builtin: false,
             },
             None => ColumnPattern {
                 table: None,
                 column: pattern.to_owned(),
+                builtin: false,
             },
+        }
+    }
+
+    /// The stand-in for the built-in sensitive columns.
+    fn builtin() -> Self {
+        ColumnPattern {
+            table: None,
+            column: String::new(),
+            builtin: true,
         }
     }
 
@@ -47,7 +62,8 @@ impl From<&str> for ColumnPattern {
 
 /// What a deployment allows. [`Policy::default()`] is the safe default for an agent on a
 /// production database: one read-only statement, built-in side-effect-free functions only, every
-/// table readable, no row cap (the database adapter caps rows too).
+/// table readable except the credential, secret and server-internal catalogues
+/// ([`SensitiveEntry`]), no row cap (the database adapter caps rows too).
 ///
 /// ```
 /// use nao_guard::Policy;
@@ -72,6 +88,10 @@ pub struct Policy {
     pub(crate) allowed_functions: Vec<String>,
     pub(crate) denied_functions: Vec<String>,
     pub(crate) allow_unknown_functions: bool,
+    /// Every built-in sensitive entry allowed ([`Policy::with_sensitive_allowed`]).
+    pub(crate) sensitive_allowed: bool,
+    /// Built-in sensitive entries allowed one by one, normalized.
+    pub(crate) allowed_sensitive: Vec<String>,
 }
 
 impl Default for Policy {
@@ -84,10 +104,12 @@ impl Default for Policy {
             allow_introspection: true,
             allowed_tables: None,
             denied_tables: Vec::new(),
-            denied_columns: Vec::new(),
+            denied_columns: vec![ColumnPattern::builtin()],
             allowed_functions: Vec::new(),
             denied_functions: Vec::new(),
             allow_unknown_functions: false,
+            sensitive_allowed: false,
+            allowed_sensitive: Vec::new(),
         }
     }
 }
@@ -141,7 +163,9 @@ impl Policy {
         self
     }
 
-    /// Refuses the tables matching the pattern, whatever the allowlist says.
+    /// Refuses the tables matching the pattern, whatever the allowlist says. The built-in
+    /// sensitive relations ([`SensitiveEntry`]) are refused whatever the allowlist says too;
+    /// [`Policy::allow_sensitive`] lifts that.
     pub fn deny_table(mut self, pattern: impl Into<TablePattern>) -> Self {
         self.denied_tables.push(pattern.into());
         self
@@ -177,6 +201,51 @@ impl Policy {
         self
     }
 
+    /// Allows one built-in sensitive entry (see [`SensitiveEntry::all`]) by its name, ASCII
+    /// case-insensitive: `"pg_stat_activity.query"`, `"mysql.user"`, `"performance_schema.*"`,
+    /// `"SHOW GRANTS"`. The name of a relation also allows its sensitive columns
+    /// (`"pg_stat_activity"` allows `pg_stat_activity.query`). A name that is no entry changes
+    /// nothing; [`SensitiveEntry::find`] tells whether it is one. What several entries match
+    /// (`SHOW ssl_key_file` is a path and named like a key) passes once all of them are lifted.
+    ///
+    /// ```
+    /// use nao_guard::{check, Policy, SqlDialect};
+    ///
+    /// let sql = "SELECT pid, query FROM pg_stat_activity";
+    /// assert!(check(sql, SqlDialect::Postgres, &Policy::default()).is_err());
+    /// let dba = Policy::default().allow_sensitive("pg_stat_activity.query");
+    /// assert!(check(sql, SqlDialect::Postgres, &dba).is_ok());
+    /// ```
+    pub fn allow_sensitive(mut self, name: &str) -> Self {
+        self.allowed_sensitive.push(sensitive::normalize(name));
+        self
+    }
+
+    /// Allows (`true`) or refuses (`false`, the default) every built-in sensitive relation,
+    /// column and statement at once: password hashes, connection strings, other sessions'
+    /// statement text, server settings ([`SensitiveEntry::all`]). Only for a host that shows
+    /// these to an administrator on purpose; the role the adapter connects as should not be able
+    /// to read them in the first place.
+    pub fn with_sensitive_allowed(mut self, allow: bool) -> Self {
+        self.sensitive_allowed = allow;
+        self.denied_columns.retain(|c| !c.builtin);
+        if !allow {
+            self.denied_columns.push(ColumnPattern::builtin());
+        }
+        self
+    }
+
+    /// Whether this policy refuses a built-in sensitive entry (it does unless
+    /// [`Policy::allow_sensitive`] or [`Policy::with_sensitive_allowed`] says otherwise).
+    pub fn refuses_sensitive(&self, entry: &SensitiveEntry) -> bool {
+        !self.sensitive_allowed && !self.allowed_sensitive.iter().any(|a| entry.named_by(a))
+    }
+
+    /// The built-in sensitive relation entry that makes this policy refuse `table`, if any.
+    pub fn sensitive_relation(&self, table: &TableName) -> Option<&'static SensitiveEntry> {
+        sensitive::refused_relation(self, table)
+    }
+
     pub(crate) fn without_row_cap(mut self) -> Self {
         self.row_cap = None;
         self
@@ -207,18 +276,55 @@ impl Policy {
         self.allow_introspection
     }
 
-    /// Whether the policy lets `table` be read.
+    /// Whether the policy lets `table` be read. A name computed when the statement runs
+    /// (Snowflake's `IDENTIFIER($t)`) is never allowed: no list can say which table it is.
     pub fn table_allowed(&self, table: &TableName) -> bool {
+        if table.is_computed() {
+            return false;
+        }
         let listed = self
             .allowed_tables
             .as_ref()
             .is_none_or(|list| list.iter().any(|p| p.matches(table)));
-        listed && !self.denied_tables.iter().any(|p| p.matches(table))
+        listed
+            && !self.denied_tables.iter().any(|p| p.matches(table))
+            && self.sensitive_relation(table).is_none()
     }
 
-    /// Whether any denied column can belong to `table`.
-    pub(crate) fn hides_columns_of(&self, table: &TableName) -> bool {
-        self.denied_columns.iter().any(|c| c.applies_to(table))
+    /// Why columns of `table` may be denied: the host's own patterns first, else the first
+    /// built-in sensitive column of that table.
+    pub(crate) fn hides_columns_of(&self, table: &TableName) -> Option<ColumnDenial> {
+        if self.host_columns().any(|c| c.applies_to(table)) {
+            return Some(ColumnDenial::Policy);
+        }
+        self.sensitive_columns()
+            .find(|e| e.covers_relation(table))
+            .map(ColumnDenial::Sensitive)
+    }
+
+    /// Why the column `name` of one of `tables` is denied, if it is.
+    pub(crate) fn denies_column(&self, name: &str, tables: &[&TableName]) -> Option<ColumnDenial> {
+        let host = self
+            .host_columns()
+            .any(|c| c.column.eq_ignore_ascii_case(name) && tables.iter().any(|t| c.applies_to(t)));
+        if host {
+            return Some(ColumnDenial::Policy);
+        }
+        self.sensitive_columns()
+            .find(|e| {
+                e.column().is_some_and(|c| c.eq_ignore_ascii_case(name))
+                    && tables.iter().any(|t| e.covers_relation(t))
+            })
+            .map(ColumnDenial::Sensitive)
+    }
+
+    fn host_columns(&self) -> impl Iterator<Item = &ColumnPattern> {
+        self.denied_columns.iter().filter(|c| !c.builtin)
+    }
+
+    /// The built-in sensitive column entries this policy refuses.
+    fn sensitive_columns(&self) -> impl Iterator<Item = &'static SensitiveEntry> + '_ {
+        SensitiveEntry::all().filter(|e| e.column().is_some() && self.refuses_sensitive(e))
     }
 
     /// Whether the host allowed this function by name (`parts` lower-cased, outermost first).
@@ -234,4 +340,11 @@ impl Policy {
     pub(crate) fn function_denied_by_name(&self, last: &str) -> bool {
         self.denied_functions.iter().any(|d| d == last)
     }
+}
+
+/// Why a column is denied: the host named it, or it is a built-in sensitive column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ColumnDenial {
+    Policy,
+    Sensitive(&'static SensitiveEntry),
 }

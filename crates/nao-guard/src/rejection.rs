@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::{SensitiveEntry, SensitiveKind};
+
 /// Why a function call is refused.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -165,6 +167,15 @@ pub enum RejectKind {
         /// The column (or the `*` expression) as written.
         name: String,
     },
+    /// A credential, secret or server-internal catalogue that the policy refuses by default
+    /// (a password hash, a connection string, other sessions' statement text, server settings):
+    /// a sensitive column, or a sensitive SHOW statement. See [`SensitiveEntry`].
+    Sensitive {
+        /// What was refused, as written: the column, `*`, or the statement.
+        name: String,
+        /// The built-in entry that refuses it, with its reason.
+        entry: &'static SensitiveEntry,
+    },
 }
 
 impl RejectKind {
@@ -190,6 +201,7 @@ impl RejectKind {
             RejectKind::FileReference { .. } => "file_reference",
             RejectKind::TableNotAllowed { .. } => "table_not_allowed",
             RejectKind::ColumnNotAllowed { .. } => "column_not_allowed",
+            RejectKind::Sensitive { .. } => "sensitive",
         }
     }
 }
@@ -361,10 +373,36 @@ impl Rejection {
                  the server is not allowed. Query the tables of the connected database instead \
                  (list_tables shows them)."
             ),
-            RejectKind::TableNotAllowed { name } => format!(
-                "The table {name}{at} is not available to this agent. Use only the tables that \
-                 list_tables shows."
-            ),
+            RejectKind::TableNotAllowed { name } => {
+                let what = format!("The table {name}{at}");
+                match crate::sensitive::relation_for_written(name) {
+                    Some(entry) => sensitive_message(&what, entry, None),
+                    None => format!(
+                        "{what} is not available to this agent. Use only the tables that \
+                         list_tables shows."
+                    ),
+                }
+            }
+            RejectKind::Sensitive { name, entry } => {
+                let (what, advice) = match entry.kind() {
+                    SensitiveKind::Statement => (
+                        format!("{name}{at}"),
+                        Some(
+                            "To see the columns of a table of that name, use DESCRIBE or the \
+                             describe_table tool instead.",
+                        ),
+                    ),
+                    SensitiveKind::Relation => (format!("The table {name}{at}"), None),
+                    _ => (
+                        format!("The column {name}{at}"),
+                        Some(
+                            "Name the other columns you need explicitly (no SELECT * or \
+                             whole-row reference over that relation) and leave this one out.",
+                        ),
+                    ),
+                };
+                sensitive_message(&what, entry, advice)
+            }
             RejectKind::ColumnNotAllowed { name } => format!(
                 "The column {name}{at} is restricted and cannot be read. Name the columns you \
                  need explicitly (no SELECT * or whole-row references over that table) and leave \
@@ -372,4 +410,18 @@ impl Rejection {
             ),
         }
     }
+}
+
+/// The message for a sensitive relation, column or statement: what, why, and not to retry.
+fn sensitive_message(what: &str, entry: &SensitiveEntry, advice: Option<&str>) -> String {
+    let advice = advice
+        .unwrap_or("Answer from the database's own data tables instead (list_tables shows them).");
+    format!(
+        "{what} is refused: {} {} ({}). Credential, secret and server-internal catalogues are \
+         never readable through this connection, in any form, so do not look for another way \
+         to read it. {advice}",
+        entry.name(),
+        entry.reason(),
+        entry.engine()
+    )
 }

@@ -1,7 +1,8 @@
 //! Which top-level statements are allowed, and what to call the others.
 
-use sqlparser::ast::{Expr, Statement, Value};
+use sqlparser::ast::{Expr, ShowCreateObject, Statement, Value};
 
+use crate::sensitive;
 use crate::{Policy, RejectKind, StatementKind, TableName};
 
 /// SQLite pragmas that only report, in either form (`PRAGMA table_info(t)`, `PRAGMA table_list`).
@@ -49,6 +50,11 @@ pub(crate) enum Root<'s> {
 
 /// Classifies a top-level statement.
 pub(crate) fn classify<'s>(statement: &'s Statement, policy: &Policy) -> Root<'s> {
+    // Before the introspection switch: the refusal says why, which "turned off" would not.
+    if let Some(entry) = sensitive::refused_statement(policy, statement) {
+        let name = shown(statement);
+        return Root::Refused(RejectKind::Sensitive { name, entry });
+    }
     let introspection = |statement: &Statement| {
         if policy.allow_introspection {
             Root::Allowed(StatementKind::Introspection)
@@ -88,7 +94,8 @@ pub(crate) fn classify<'s>(statement: &'s Statement, policy: &Policy) -> Root<'s
         | Statement::ShowObjects(_)
         | Statement::ShowTables { .. }
         | Statement::ShowViews { .. }
-        | Statement::ShowCollation { .. } => introspection(statement),
+        | Statement::ShowCollation { .. }
+        | Statement::ShowProcessList { .. } => introspection(statement),
         Statement::Pragma { name, value, is_eq } => {
             let pragma = name
                 .0
@@ -125,9 +132,17 @@ const TABLE_PRAGMAS: &[&str] = &[
     "table_xinfo",
 ];
 
-/// The table a reporting pragma names (`PRAGMA table_info('orders')`), so the policy's table
-/// lists apply to it.
+/// The table an introspection statement names outside the relations the walk visits: a
+/// reporting pragma (`PRAGMA table_info('orders')`) or `SHOW CREATE TABLE|VIEW t`, so the
+/// policy's table lists (and the sensitive catalogues) apply to it.
 pub(crate) fn pragma_table(statement: &Statement) -> Option<TableName> {
+    if let Statement::ShowCreate {
+        obj_type: ShowCreateObject::Table | ShowCreateObject::View,
+        obj_name,
+    } = statement
+    {
+        return Some(TableName::from_object_name(obj_name));
+    }
     let Statement::Pragma {
         name,
         value: Some(value),
@@ -143,6 +158,16 @@ pub(crate) fn pragma_table(statement: &Statement) -> Option<TableName> {
         other => other.to_string(),
     };
     Some(TableName::new([table]))
+}
+
+/// A statement as the guard read it, cut to a length fit for a message.
+fn shown(statement: &Statement) -> String {
+    const MAX_CHARS: usize = 80;
+    let text = statement.to_string();
+    match text.char_indices().nth(MAX_CHARS) {
+        Some((end, _)) => format!("{} …", &text[..end]),
+        None => text,
+    }
 }
 
 fn is_false(arg: Option<&Expr>) -> bool {

@@ -2,6 +2,10 @@
 
 use std::fmt;
 
+use sqlparser::ast::{
+    Expr, FunctionArg, FunctionArgExpr, ObjectNamePart, ObjectNamePartFunction, Value,
+};
+
 /// One part of a possibly qualified name, with whether it was quoted.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct NamePart {
@@ -57,18 +61,42 @@ pub struct TableName {
 
 impl TableName {
     pub(crate) fn from_object_name(name: &sqlparser::ast::ObjectName) -> Self {
-        let parts = name
-            .0
-            .iter()
-            .map(|part| match part.as_ident() {
-                Some(ident) => NamePart::from_ident(ident),
-                None => NamePart {
-                    value: part.to_string(),
-                    quote: None,
+        let mut parts = Vec::with_capacity(name.0.len());
+        for part in &name.0 {
+            match part {
+                ObjectNamePart::Identifier(ident) => parts.push(NamePart::from_ident(ident)),
+                ObjectNamePart::Function(function) => match identifier_literal(function) {
+                    // Snowflake's `IDENTIFIER('db.schema.t')` names `db.schema.t`: read it so,
+                    // or the policy's lists would never see the table.
+                    Some(literal) => parts.extend(literal.split('.').map(|p| {
+                        match p.strip_prefix('"').and_then(|p| p.strip_suffix('"')) {
+                            Some(quoted) => NamePart {
+                                value: quoted.replace("\"\"", "\""),
+                                quote: Some('"'),
+                            },
+                            None => NamePart {
+                                value: p.to_owned(),
+                                quote: None,
+                            },
+                        }
+                    })),
+                    None => parts.push(NamePart {
+                        value: part.to_string(),
+                        quote: None,
+                    }),
                 },
-            })
-            .collect();
+            }
+        }
         TableName { parts }
+    }
+
+    /// Whether a part of the name is computed when the statement runs (`IDENTIFIER($table)`),
+    /// so no list can say which table it is.
+    pub(crate) fn is_computed(&self) -> bool {
+        // An unquoted identifier never holds a parenthesis; a printed name function does.
+        self.parts
+            .iter()
+            .any(|p| p.quote.is_none() && p.value.contains('('))
     }
 
     /// A name from unquoted parts, outermost first (`["sales", "orders"]`).
@@ -97,6 +125,20 @@ impl TableName {
     pub fn schema(&self) -> Option<&str> {
         let n = self.parts.len();
         (n >= 2).then(|| self.parts[n - 2].value.as_str())
+    }
+}
+
+/// The string of `IDENTIFIER('…')` when it is a literal.
+fn identifier_literal(function: &ObjectNamePartFunction) -> Option<&str> {
+    if !function.name.value.eq_ignore_ascii_case("identifier") {
+        return None;
+    }
+    match function.args.as_slice() {
+        [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))] => match &v.value {
+            Value::SingleQuotedString(s) => Some(s),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

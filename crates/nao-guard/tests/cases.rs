@@ -35,6 +35,7 @@ const REJECT_CODES: &[&str] = &[
     "table_not_allowed",
     "column_not_allowed",
     "implicit_call",
+    "sensitive",
 ];
 
 const FUNCTION_CLASSES: &[&str] = &[
@@ -62,6 +63,7 @@ const FILES: &[&str] = &[
     "limits.toml",
     "introspection.toml",
     "attribute_calls.toml",
+    "sensitive.toml",
 ];
 
 #[derive(Debug, Deserialize)]
@@ -527,6 +529,7 @@ case_file_tests! {
     limits => "limits.toml",
     introspection => "introspection.toml",
     attribute_calls => "attribute_calls.toml",
+    sensitive => "sensitive.toml",
 }
 
 #[test]

@@ -1,0 +1,308 @@
+//! Credential, secret and server-internal catalogues, refused by the default [`Policy`].
+//!
+//! A read-only statement can still read what no data question needs and no agent should see:
+//! password hashes (`pg_authid`, `mysql.user`), connection strings and foreign-server passwords
+//! (`pg_user_mappings`, `pg_subscription.subconninfo`), the text of other sessions' statements
+//! (`pg_stat_activity.query`, `information_schema.PROCESSLIST.INFO`, `system.query_log`),
+//! server paths and settings (`pg_settings`, `SHOW data_directory`). The role the adapter
+//! connects as should not be able to read them either; this list is the guard's half of that
+//! promise, for the day the role is wider than it should be.
+//!
+//! The entries ([`SensitiveEntry::all`], listed per engine in `catalogue.rs` with a reason each)
+//! are relations, columns of otherwise useful relations, and SHOW forms. They apply in **every
+//! dialect**: a parser dialect is not an engine (CockroachDB parses as PostgreSQL and has
+//! `system.users`; DuckDB attaches MySQL and PostgreSQL databases; Trino has a `mysql` catalog),
+//! so a name is refused wherever it could reach the catalogue. Names are matched ASCII
+//! case-insensitively whether quoted or not (refusing `"PG_AUTHID"`, which PostgreSQL would not
+//! resolve to the catalogue, costs nothing), and a quoted part holding dots is read as several
+//! parts (BigQuery's `` `region-us.INFORMATION_SCHEMA.JOBS` ``):
+//! - a distinctive name (`pg_authid`, `sqlite_stat4`) matches in any schema, qualified or not;
+//! - a generic name needs its schema written (`mysql.user`, `system.query_log`,
+//!   `sys.sql_logins`), so the application tables `user`, `app.user` and `users` stay readable;
+//! - `name*` matches by prefix (`sys.x$*`), `schema.*` a whole schema (`performance_schema.*`).
+//!
+//! A host turns entries off with [`Policy::allow_sensitive`] (one entry, by name) or
+//! [`Policy::with_sensitive_allowed`] (all of them).
+
+mod catalogue;
+
+use sqlparser::ast::Statement;
+
+use crate::{Policy, TableName};
+
+/// What a [`SensitiveEntry`] refuses.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SensitiveKind {
+    /// A whole relation (table or view), wherever the statement reads it.
+    Relation,
+    /// One column of a relation that is otherwise harmless, by name, through `*` and through
+    /// whole-row references, as [`Policy::deny_column`] does.
+    Column,
+    /// An introspection statement (a SHOW form).
+    Statement,
+}
+
+/// How an entry matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Rule {
+    Relation,
+    Column,
+    /// `SHOW w0 w1 …` whose words start with one of each set, in order.
+    ShowStarts(&'static [&'static [&'static str]]),
+    /// `SHOW` followed by exactly these words.
+    ShowExactly(&'static [&'static str]),
+    /// `SHOW [FULL] PROCESSLIST`, a statement of its own in sqlparser.
+    ShowProcessList,
+    /// `SHOW setting` (PostgreSQL's form, dotted for custom settings) where a part of the name
+    /// ends with one of `suffixes` or contains one of `fragments`.
+    ShowSetting {
+        suffixes: &'static [&'static str],
+        fragments: &'static [&'static str],
+    },
+}
+
+/// One built-in denial: a credential, secret or server-internal relation, column or statement,
+/// with the engine it belongs to and why it is refused.
+///
+/// ```
+/// use nao_guard::{SensitiveEntry, SensitiveKind};
+///
+/// let authid = SensitiveEntry::find("pg_authid").unwrap();
+/// assert_eq!(authid.kind(), SensitiveKind::Relation);
+/// assert!(authid.reason().contains("password"));
+/// assert!(SensitiveEntry::all().any(|e| e.name() == "SHOW GRANTS"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SensitiveEntry {
+    name: &'static str,
+    rule: Rule,
+    engine: &'static str,
+    reason: &'static str,
+}
+
+impl SensitiveEntry {
+    pub(crate) const fn new(
+        name: &'static str,
+        rule: Rule,
+        engine: &'static str,
+        reason: &'static str,
+    ) -> Self {
+        SensitiveEntry {
+            name,
+            rule,
+            engine,
+            reason,
+        }
+    }
+
+    /// Every built-in entry, grouped by engine.
+    pub fn all() -> impl Iterator<Item = &'static SensitiveEntry> {
+        [
+            catalogue::POSTGRES,
+            catalogue::REDSHIFT,
+            catalogue::COCKROACH,
+            catalogue::MYSQL,
+            catalogue::CLICKHOUSE,
+            catalogue::SNOWFLAKE,
+            catalogue::WAREHOUSES,
+            catalogue::MSSQL,
+            catalogue::EMBEDDED,
+            catalogue::STATEMENTS,
+        ]
+        .into_iter()
+        .flatten()
+    }
+
+    /// The entry with this name (ASCII case-insensitive, spaces collapsed), as
+    /// [`Policy::allow_sensitive`] takes it.
+    pub fn find(name: &str) -> Option<&'static SensitiveEntry> {
+        let wanted = normalize(name);
+        SensitiveEntry::all().find(|e| normalize(e.name) == wanted)
+    }
+
+    /// The name: `pg_authid`, `mysql.user`, `performance_schema.*`, `pg_stat_activity.query`
+    /// (a column), `SHOW GRANTS`.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// What the entry refuses.
+    pub fn kind(&self) -> SensitiveKind {
+        match self.rule {
+            Rule::Relation => SensitiveKind::Relation,
+            Rule::Column => SensitiveKind::Column,
+            _ => SensitiveKind::Statement,
+        }
+    }
+
+    /// The engines that have it, for people reading the list (`"PostgreSQL"`, `"MySQL,
+    /// MariaDB"`).
+    pub fn engine(&self) -> &'static str {
+        self.engine
+    }
+
+    /// Why it is refused, completing "`name` …": "holds every role's password hash".
+    pub fn reason(&self) -> &'static str {
+        self.reason
+    }
+
+    /// The relation part of a relation or column entry (`pg_stat_activity` for
+    /// `pg_stat_activity.query`).
+    pub(crate) fn relation(&self) -> Option<&'static str> {
+        match self.rule {
+            Rule::Relation => Some(self.name),
+            Rule::Column => self.name.rsplit_once('.').map(|(relation, _)| relation),
+            _ => None,
+        }
+    }
+
+    /// The column of a column entry.
+    pub(crate) fn column(&self) -> Option<&'static str> {
+        match self.rule {
+            Rule::Column => self.name.rsplit_once('.').map(|(_, column)| column),
+            _ => None,
+        }
+    }
+
+    /// Whether this relation or column entry is about the relation `table`.
+    pub(crate) fn covers_relation(&self, table: &TableName) -> bool {
+        self.relation()
+            .is_some_and(|pattern| relation_matches(pattern, &segments(table)))
+    }
+
+    /// Whether `allowed` (normalized) names this entry, or the relation of this column entry.
+    pub(crate) fn named_by(&self, allowed: &str) -> bool {
+        normalize(self.name) == allowed
+            || (self.rule == Rule::Column
+                && self.relation().is_some_and(|r| normalize(r) == allowed))
+    }
+}
+
+/// A name as [`SensitiveEntry::find`] and [`Policy::allow_sensitive`] compare it.
+pub(crate) fn normalize(name: &str) -> String {
+    name.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_ascii_lowercase()
+}
+
+/// The name's parts, with quoted parts that hold dots split at them.
+fn segments(table: &TableName) -> Vec<&str> {
+    table
+        .parts()
+        .iter()
+        .flat_map(|part| part.value.split('.'))
+        .collect()
+}
+
+/// Whether a relation pattern (`pg_authid`, `mysql.user`, `sys.x$*`, `performance_schema.*`)
+/// matches a name given as its parts.
+fn relation_matches(pattern: &str, parts: &[&str]) -> bool {
+    let Some((last, before)) = parts.split_last() else {
+        return false;
+    };
+    match pattern.rsplit_once('.') {
+        None => word_matches(pattern, last),
+        Some((schema, name)) => {
+            word_matches(name, last)
+                && before
+                    .last()
+                    .is_some_and(|s| s.eq_ignore_ascii_case(schema))
+        }
+    }
+}
+
+/// `word` against `pattern`, ASCII case-insensitively; a trailing `*` matches any rest.
+fn word_matches(pattern: &str, word: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => word
+            .get(..prefix.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(prefix)),
+        None => word.eq_ignore_ascii_case(pattern),
+    }
+}
+
+/// The relation entry that covers a table name, among those the policy refuses.
+pub(crate) fn refused_relation(
+    policy: &Policy,
+    table: &TableName,
+) -> Option<&'static SensitiveEntry> {
+    let parts = segments(table);
+    SensitiveEntry::all().find(|e| {
+        e.rule == Rule::Relation && relation_matches(e.name, &parts) && policy.refuses_sensitive(e)
+    })
+}
+
+/// The relation entry for a table name as a rejection prints it (`"pg_catalog"."pg_authid"`),
+/// whatever the policy: the words of a refusal message.
+pub(crate) fn relation_for_written(written: &str) -> Option<&'static SensitiveEntry> {
+    let parts: Vec<&str> = written
+        .split('.')
+        .map(|p| p.trim_matches(|c| matches!(c, '"' | '`' | '[' | ']' | '\'')))
+        .collect();
+    SensitiveEntry::all().find(|e| e.rule == Rule::Relation && relation_matches(e.name, &parts))
+}
+
+/// Words after which a `SHOW` names a table or a pattern, not a setting (`SHOW INDEX FROM t`,
+/// `SHOW TABLE STATUS LIKE 'x'`): setting rules do not apply to such statements.
+const NOT_A_SETTING: &[&str] = &["FOR", "FROM", "IN", "LIKE", "LIMIT", "ON", "TO", "WHERE"];
+
+/// The statement entry that matches a top-level statement, among those the policy refuses.
+pub(crate) fn refused_statement(
+    policy: &Policy,
+    statement: &Statement,
+) -> Option<&'static SensitiveEntry> {
+    let words: Vec<&str> = match statement {
+        Statement::ShowVariable { variable } => variable.iter().map(|i| i.value.as_str()).collect(),
+        Statement::ShowProcessList { .. } => Vec::new(),
+        _ => return None,
+    };
+    let process_list = matches!(statement, Statement::ShowProcessList { .. });
+    let form = |rule: Rule| match rule {
+        Rule::ShowProcessList => process_list,
+        Rule::ShowStarts(sets) => {
+            words.len() >= sets.len()
+                && sets
+                    .iter()
+                    .zip(&words)
+                    .all(|(set, word)| set.iter().any(|s| s.eq_ignore_ascii_case(word)))
+        }
+        Rule::ShowExactly(expected) => {
+            words.len() == expected.len()
+                && expected
+                    .iter()
+                    .zip(&words)
+                    .all(|(e, w)| e.eq_ignore_ascii_case(w))
+        }
+        _ => false,
+    };
+    // `SHOW SECRETS` is a statement of its own, not a setting named like a secret: lifting
+    // its entry must lift it.
+    let own_form = SensitiveEntry::all().any(|e| form(e.rule));
+    let setting = !own_form
+        && !words.is_empty()
+        && !words
+            .iter()
+            .any(|w| NOT_A_SETTING.iter().any(|k| k.eq_ignore_ascii_case(w)));
+    SensitiveEntry::all().find(|e| {
+        let hit = match e.rule {
+            Rule::ShowSetting {
+                suffixes,
+                fragments,
+            } => {
+                setting
+                    && words.iter().flat_map(|w| w.split('.')).any(|part| {
+                        let part = part.to_ascii_lowercase();
+                        suffixes.iter().any(|s| part.ends_with(s))
+                            || fragments.iter().any(|f| part.contains(f))
+                    })
+            }
+            rule => form(rule),
+        };
+        hit && policy.refuses_sensitive(e)
+    })
+}
+
+#[cfg(test)]
+mod tests;
