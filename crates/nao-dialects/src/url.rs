@@ -298,3 +298,81 @@ async fn open_mysql(
         feature: "mysql",
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &str = "Pl4nted-S3cret-xyzzy";
+
+    fn assert_hidden(url: &str, error: &OpenError) {
+        let mut texts = vec![error.to_string(), format!("{error:?}")];
+        let mut source = std::error::Error::source(error);
+        while let Some(inner) = source {
+            texts.push(inner.to_string());
+            texts.push(format!("{inner:?}"));
+            source = inner.source();
+        }
+        for text in texts {
+            assert!(!text.contains(SECRET), "{url}: the password leaked: {text}");
+        }
+    }
+
+    /// Whatever the URL and whichever adapters are compiled in, an error that comes back
+    /// without reaching a server never repeats a password.
+    #[tokio::test]
+    async fn errors_never_repeat_a_password() {
+        let encoded = SECRET.replace('-', "%2D");
+        let urls = [
+            format!("host=db.internal port=5432 user=app password={SECRET} dbname=shop"),
+            format!("host=db.internal password='{SECRET}' dbname=shop"),
+            format!("host=db.internal password = '{SECRET} with spaces'"),
+            format!("host=db password=with:colon{SECRET}"),
+            format!("password={SECRET}"),
+            SECRET.to_owned(),
+            format!("app:{SECRET}@db.internal:5432/shop"),
+            format!("postgress://app:{SECRET}@db.internal/shop"),
+            format!("jdbc:postgresql://db.internal/shop?user=app&password={SECRET}"),
+            format!("postgres://app:{SECRET}@127.0.0.1:1/shop?connect_timeout=5"),
+            format!("postgresql://app:{encoded}@127.0.0.1:1/shop?connect_timeout=5"),
+            format!("postgres://app:{SECRET}@[::1/shop"),
+            format!("postgres://app:{SECRET}@db/shop?sslmode=bogus"),
+            format!("postgres://app:{SECRET}@db/shop?sslrootcert=%zz"),
+            format!("postgres://app:{SECRET}@db/shop?allow_privileged=perhaps"),
+            format!("postgres://app:{SECRET}@db/shop?no_such_option=1"),
+            format!("mysql://app:{SECRET}@127.0.0.1:1/shop"),
+            format!("mariadb://app:{encoded}@127.0.0.1:1/shop"),
+            format!("mysql://app:{SECRET}@db:notaport/shop"),
+            format!("mysql://app:{SECRET}@db/shop?ssl_ca=/nonexistent/ca.pem"),
+            format!("mysql://app:{SECRET}@db/shop?set_role="),
+            format!("mysql://app:{SECRET}@db/shop?no_such_param=1"),
+        ];
+        let options = OpenOptions::new().allow_privileged(true).set_role("reader");
+        for url in &urls {
+            for opened in [open("db", url).await, open_with("db", url, &options).await] {
+                match opened {
+                    Err(error) => assert_hidden(url, &error),
+                    Ok(db) => assert!(!format!("{db:?}").contains(SECRET), "{url}"),
+                }
+            }
+        }
+        assert!(!format!("{options:?}").contains(SECRET));
+    }
+
+    #[tokio::test]
+    async fn a_string_without_a_scheme_is_named_as_such() {
+        let error = open("db", "host=db password=hunter2")
+            .await
+            .map(|_| ())
+            .unwrap_err();
+        assert!(matches!(error, OpenError::InvalidUrl { .. }), "{error:?}");
+        assert!(error.to_string().contains("no scheme"), "{error}");
+        let error = open("db", "host=db password=a:b")
+            .await
+            .map(|_| ())
+            .unwrap_err();
+        assert!(error.to_string().contains("(not a scheme)"), "{error}");
+        let error = open("db", "ftp://x").await.map(|_| ()).unwrap_err();
+        assert!(error.to_string().contains("\"ftp\""), "{error}");
+    }
+}
