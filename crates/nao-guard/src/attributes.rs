@@ -388,9 +388,24 @@ fn body_columns(body: &SetExpr) -> Option<Vec<Ident>> {
 }
 
 /// Whether two identifiers surely name the same thing in PostgreSQL (unquoted names fold to
-/// lower case; quoted ones are exact).
+/// lower case; quoted ones are exact). Compares in place: this runs for every qualified column
+/// reference.
 fn same_name(a: &Ident, b: &Ident) -> bool {
-    fold(a) == fold(b)
+    match (a.quote_style, b.quote_style) {
+        (None, None) => a.value.eq_ignore_ascii_case(&b.value),
+        (Some(_), Some(_)) => a.value == b.value,
+        (None, Some(_)) => folds_to(&a.value, &b.value),
+        (Some(_), None) => folds_to(&b.value, &a.value),
+    }
+}
+
+/// Whether the unquoted name `unquoted` folds to exactly `quoted`.
+fn folds_to(unquoted: &str, quoted: &str) -> bool {
+    unquoted.len() == quoted.len()
+        && unquoted
+            .bytes()
+            .zip(quoted.bytes())
+            .all(|(u, q)| u.to_ascii_lowercase() == q)
 }
 
 fn fold(ident: &Ident) -> std::borrow::Cow<'_, str> {

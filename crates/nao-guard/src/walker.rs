@@ -174,17 +174,19 @@ impl<'p> Walker<'p> {
     /// harmless either way (a side-effect-free built-in, or a function the policy allows),
     /// `Some(class)` when a call of it would be refused for `class`.
     fn attribute_call_class(&self, name: &Ident) -> Option<FunctionClass> {
-        let folded = name.value.to_ascii_lowercase();
-        if self.policy.function_denied_by_name(&folded) {
+        let folded = || name.value.to_ascii_lowercase();
+        if !self.policy.denied_functions.is_empty()
+            && self.policy.function_denied_by_name(&folded())
+        {
             return Some(FunctionClass::DeniedByPolicy);
         }
-        let object = ObjectName::from(vec![name.clone()]);
-        match functions::classify(self.dialect, &object) {
+        match functions::classify_ident(self.dialect, name) {
             Catalogued::Denied(class) => Some(class),
             Catalogued::Allowed => None,
             Catalogued::Unknown
                 if self.policy.allow_unknown_functions
-                    || self.policy.function_allowed_by_name(&[folded]) =>
+                    || (!self.policy.allowed_functions.is_empty()
+                        && self.policy.function_allowed_by_name(&[folded()])) =>
             {
                 None
             }

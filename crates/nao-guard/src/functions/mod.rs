@@ -78,6 +78,16 @@ pub(crate) fn classify(dialect: SqlDialect, name: &ObjectName) -> Catalogued {
     let Some(last) = last.as_ident() else {
         return Catalogued::Unknown;
     };
+    classify_parts(dialect, qualifiers, last)
+}
+
+/// Classifies an unqualified name (an attribute that may be a call), without building an
+/// [`ObjectName`].
+pub(crate) fn classify_ident(dialect: SqlDialect, name: &Ident) -> Catalogued {
+    classify_parts(dialect, &[], name)
+}
+
+fn classify_parts(dialect: SqlDialect, qualifiers: &[ObjectNamePart], last: &Ident) -> Catalogued {
     let catalogue = Catalogue::of(dialect);
     let folded = FoldedName::new(&last.value);
     if let Some(class) = catalogue.denied(&folded) {
