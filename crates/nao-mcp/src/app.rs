@@ -9,7 +9,8 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio_util::sync::CancellationToken;
 
 use crate::McpServer;
-use crate::options::{Options, Transport, redact_url};
+use crate::options::{Options, Transport};
+use crate::redact::{redact_url, scrub};
 
 /// Why the server could not start or stopped with an error. Messages never hold credentials.
 #[derive(Debug)]
@@ -50,10 +51,9 @@ pub async fn open_databases(options: &Options) -> Result<Databases, ServeError> 
             .await
             .map_err(|error| ServeError::Database {
                 name: database.name.clone(),
-                // Errors may quote the URL: redact it wherever it appears.
-                message: error
-                    .to_string()
-                    .replace(&database.url, &redact_url(&database.url)),
+                // Errors may quote the URL or its password, raw or decoded: take them out
+                // whatever the adapter promises.
+                message: scrub(&error.to_string(), &database.url),
             })?;
         tracing::info!(
             database = %database.name,

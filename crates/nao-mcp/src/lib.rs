@@ -40,15 +40,17 @@
 //! Tool arguments are validated by the registry and SQL goes through `nao_guard::check`.
 //! JSON-RPC messages longer than `--max-request-bytes` (default 4 MiB) are dropped; malformed
 //! messages and unknown methods get JSON-RPC errors; a cancelled request or a client that
-//! goes away cancels its running statement. Database URLs may carry credentials: they are
-//! redacted ([`options::redact_url`]) wherever the server logs or reports them, and logs go to
-//! stderr only, since stdout is the protocol channel.
+//! goes away cancels its running statement. Database URLs may carry credentials in any form
+//! (URL userinfo, `%`-encoded, query parameters, key=value strings): the server never echoes
+//! them in errors, logs or `Debug` output ([`redact`]), and logs go to stderr only, since
+//! stdout is the protocol channel.
 #![forbid(unsafe_code)]
 
 pub mod app;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod options;
+pub mod redact;
 pub mod resources;
 mod server;
 

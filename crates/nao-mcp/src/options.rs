@@ -5,6 +5,8 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+pub use crate::redact::redact_url;
+
 /// The usage text of `nao-mcp --help`.
 pub const USAGE: &str = "\
 nao-mcp: an MCP server giving any MCP client safe, read-only SQL on your databases.
@@ -159,18 +161,7 @@ impl Options {
                 "--max-rows" => {
                     options.max_rows = Some(number(&value("--max-rows")?, "--max-rows")?)
                 }
-                "--timeout" => {
-                    let text = value("--timeout")?;
-                    let seconds: f64 = text
-                        .trim_end_matches('s')
-                        .parse()
-                        .ok()
-                        .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s < 1e9)
-                        .ok_or_else(|| {
-                            UsageError(format!("--timeout wants seconds, got {text:?}"))
-                        })?;
-                    options.timeout = Some(Duration::from_secs_f64(seconds));
-                }
+                "--timeout" => options.timeout = Some(seconds(&value("--timeout")?, "--timeout")?),
                 "--allow-table" => options.allow_tables.push(value("--allow-table")?),
                 "--deny-table" => options.deny_tables.push(value("--deny-table")?),
                 "--max-request-bytes" => {
@@ -182,7 +173,8 @@ impl Options {
                     let text = value("--http")?;
                     let addr = text.parse().map_err(|_| {
                         UsageError(format!(
-                            "--http wants an address like 127.0.0.1:8080, got {text:?}"
+                            "--http wants an address like 127.0.0.1:8080, got {}",
+                            shown(&text)
                         ))
                     })?;
                     options.transport = Transport::Http(addr);
@@ -191,14 +183,14 @@ impl Options {
                     let level = value("--log-level")?.to_ascii_lowercase();
                     if !["error", "warn", "info", "debug", "trace", "off"].contains(&level.as_str())
                     {
-                        return Err(UsageError(format!("unknown log level {level:?}")));
+                        return Err(UsageError(format!("unknown log level {}", shown(&level))));
                     }
                     options.log_level = level;
                 }
                 "--stdio" => options.transport = Transport::Stdio,
                 "-h" | "--help" => options.help = true,
                 "-V" | "--version" => options.version = true,
-                other => return Err(UsageError(format!("unknown argument {other:?}"))),
+                other => return Err(UsageError(format!("unknown argument {}", shown(other)))),
             }
         }
         if options.databases.is_empty()
@@ -244,39 +236,24 @@ fn number(text: &str, flag: &str) -> Result<u64, UsageError> {
     text.trim()
         .replace('_', "")
         .parse()
-        .map_err(|_| UsageError(format!("{flag} wants a whole number, got {text:?}")))
+        .map_err(|_| UsageError(format!("{flag} wants a whole number, got {}", shown(text))))
 }
 
-/// A URL with any password replaced by `***`, safe to log: `postgres://me:***@host/db`.
-pub fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    match authority.rsplit_once('@') {
-        Some((userinfo, host)) => {
-            let user = userinfo.split_once(':').map_or(userinfo, |(user, _)| user);
-            let tail = redact_query(tail);
-            format!("{scheme}://{user}:***@{host}{tail}")
-        }
-        None => format!("{scheme}://{authority}{}", redact_query(tail)),
-    }
+/// A positive number of seconds (`2.5`, `30s`).
+fn seconds(text: &str, flag: &str) -> Result<Duration, UsageError> {
+    text.trim()
+        .trim_end_matches('s')
+        .parse()
+        .ok()
+        .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| UsageError(format!("{flag} wants seconds, got {}", shown(text))))
 }
 
-/// Hides `password=`/`pass=` values in a query string.
-fn redact_query(tail: &str) -> String {
-    let Some((path, query)) = tail.split_once('?') else {
-        return tail.to_owned();
-    };
-    let parts: Vec<String> = query
-        .split('&')
-        .map(|pair| match pair.split_once('=') {
-            Some((key, _)) if key.to_ascii_lowercase().contains("pass") => format!("{key}=***"),
-            _ => pair.to_owned(),
-        })
-        .collect();
-    format!("{path}?{}", parts.join("&"))
+/// A command-line value for an error message: quoted, any password masked (a URL given where
+/// something else was expected must not be echoed whole).
+fn shown(text: &str) -> String {
+    format!("{:?}", redact_url(text))
 }
 
 #[cfg(test)]
@@ -340,6 +317,48 @@ mod tests {
         assert!(parse(&["--demo", "--http", "nowhere"]).is_err());
         assert!(parse(&["--demo", "--frobnicate"]).is_err());
         assert!(parse(&["--demo", "--database"]).is_err());
+    }
+
+    /// Every shape a database URL with a password can take.
+    fn secret_urls() -> Vec<String> {
+        let secret = "s3cr3t-PLANTED";
+        vec![
+            format!("postgres://u:{secret}@h/db"),
+            "postgres://u:s3cr3t%2DPLANTED@h/db".to_owned(),
+            format!("postgresql://u@h/db?password={secret}"),
+            format!("host=127.0.0.1 password={secret} dbname=x"),
+            format!("host=127.0.0.1 password='{secret}' dbname=x"),
+            format!("Server=h;Password={secret};Database=x"),
+            format!("mysql://u:{secret}@h/db"),
+            format!("u:{secret}@h/db"),
+            format!("foo://u:{secret}@h/db"),
+        ]
+    }
+
+    #[test]
+    fn debug_and_usage_errors_hold_no_password() {
+        for url in secret_urls() {
+            let options = parse(&["--database", &format!("pg={url}")]).unwrap();
+            let debug = format!("{options:?}");
+            assert!(!debug.contains("s3cr3t"), "{debug}");
+            let options = Options::parse(Vec::<String>::new(), |key| {
+                (key == "NAO_DATABASE_URL").then(|| url.clone())
+            })
+            .unwrap();
+            let debug = format!("{options:#?}");
+            assert!(!debug.contains("s3cr3t"), "{debug}");
+            for args in [
+                vec![url.as_str()],
+                vec!["--demo", "--max-rows", &url],
+                vec!["--demo", "--timeout", &url],
+                vec!["--demo", "--http", &url],
+                vec!["--demo", "--log-level", &url],
+            ] {
+                let error = parse(&args).unwrap_err();
+                let shown = format!("{error} {error:?}").to_lowercase();
+                assert!(!shown.contains("s3cr3t"), "{args:?}: {shown}");
+            }
+        }
     }
 
     #[test]
