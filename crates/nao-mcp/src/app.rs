@@ -124,7 +124,12 @@ pub async fn serve(
         Transport::Stdio => serve_stdio(server, options.max_request_bytes, shutdown).await,
         #[cfg(feature = "http")]
         Transport::Http(addr) => {
-            crate::http::serve_http(server, *addr, options.max_request_bytes, shutdown).await
+            let config = crate::http::HttpConfig::default()
+                .with_max_request_bytes(options.max_request_bytes)
+                .with_max_sessions(options.max_sessions)
+                .with_session_idle_timeout(options.session_idle_timeout)
+                .with_allowed_origins(options.allowed_origins.iter().cloned());
+            crate::http::serve_http(server, *addr, &config, shutdown).await
         }
         #[cfg(not(feature = "http"))]
         Transport::Http(_) => Err(ServeError::Transport(

@@ -29,7 +29,7 @@
 //! - Every table of every database is a resource `nao://<database>/<schema.table>` whose
 //!   Markdown holds the columns, types, nullability, comments and a few sample rows.
 //! - The `nao-mcp` binary ([`options::USAGE`]) serves databases from URLs over stdio (default)
-//!   or streamable HTTP (`--http 127.0.0.1:PORT`, endpoint `/mcp`).
+//!   or streamable HTTP (`--http 127.0.0.1:PORT`, endpoint `/mcp`, see [`http::HttpConfig`]).
 //!
 //! ## Features
 //! - `sqlite` (default): the embedded SQLite adapter; `--demo` needs it.
@@ -40,10 +40,12 @@
 //! Tool arguments are validated by the registry and SQL goes through `nao_guard::check`.
 //! JSON-RPC messages longer than `--max-request-bytes` (default 4 MiB) are dropped; malformed
 //! messages and unknown methods get JSON-RPC errors; a cancelled request or a client that
-//! goes away cancels its running statement. Database URLs may carry credentials in any form
-//! (URL userinfo, `%`-encoded, query parameters, key=value strings): the server never echoes
-//! them in errors, logs or `Debug` output ([`redact`]), and logs go to stderr only, since
-//! stdout is the protocol channel.
+//! goes away cancels its running statement. Over HTTP, live sessions are capped
+//! (`--max-sessions`, a full server answers 503) and idle ones closed
+//! (`--session-idle-timeout`); requests with a non-loopback `Host` or a foreign `Origin` get
+//! 403. Database URLs may carry credentials in any form (URL userinfo, `%`-encoded, query
+//! parameters, key=value strings): the server never echoes them in errors, logs or `Debug`
+//! output ([`redact`]), and logs go to stderr only, since stdout is the protocol channel.
 #![forbid(unsafe_code)]
 
 pub mod app;

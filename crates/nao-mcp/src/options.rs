@@ -33,6 +33,16 @@ LIMITS:
 TRANSPORT:
     (default)                stdio: JSON-RPC on stdin/stdout; logs go to stderr.
     --http ADDR              Streamable HTTP on ADDR (e.g. 127.0.0.1:8080), endpoint /mcp.
+    --max-sessions N         HTTP: most live sessions (default 100). When full, a new client
+                             gets 503 until a session ends (DELETE) or idles out; live
+                             sessions are never evicted to make room.
+    --session-idle-timeout SECONDS
+                             HTTP: close a session that has had no request for this long
+                             (default 600); a session with a call running is not idle.
+    --allow-origin ORIGIN    HTTP: also accept browser requests from ORIGIN (repeatable; e.g.
+                             https://app.example.com or http://host:*). Loopback origins are
+                             always accepted; any other Origin gets 403, as does a Host that
+                             is not localhost, 127.0.0.1 or ::1 (DNS rebinding).
 
 OTHER:
     --log-level LEVEL        error, warn, info (default), debug or trace; logs go to stderr.
@@ -88,6 +98,12 @@ pub struct Options {
     pub max_request_bytes: usize,
     /// The transport.
     pub transport: Transport,
+    /// HTTP: the most live sessions.
+    pub max_sessions: usize,
+    /// HTTP: how long a session may go without a request before it is closed.
+    pub session_idle_timeout: Duration,
+    /// HTTP: browser origins accepted beyond the loopback ones (`scheme://host:port`).
+    pub allowed_origins: Vec<String>,
     /// The log level.
     pub log_level: String,
     /// `--help` was given.
@@ -98,6 +114,13 @@ pub struct Options {
 
 /// Default for [`Options::max_request_bytes`]: 4 MiB, far above any tool call.
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
+
+/// Default for [`Options::max_sessions`]: far more than one host's clients, few enough that a
+/// client looping on `initialize` cannot grow the server without bound.
+pub const DEFAULT_MAX_SESSIONS: usize = 100;
+
+/// Default for [`Options::session_idle_timeout`]: 10 minutes.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 
 impl Default for Options {
     fn default() -> Self {
@@ -110,6 +133,9 @@ impl Default for Options {
             deny_tables: Vec::new(),
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             transport: Transport::Stdio,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            allowed_origins: Vec::new(),
             log_level: "info".to_owned(),
             help: false,
             version: false,
@@ -178,6 +204,21 @@ impl Options {
                         ))
                     })?;
                     options.transport = Transport::Http(addr);
+                }
+                "--max-sessions" => {
+                    let n = number(&value("--max-sessions")?, "--max-sessions")?;
+                    options.max_sessions = usize::try_from(n)
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| UsageError("--max-sessions wants at least 1".into()))?;
+                }
+                "--session-idle-timeout" => {
+                    options.session_idle_timeout =
+                        seconds(&value("--session-idle-timeout")?, "--session-idle-timeout")?;
+                }
+                "--allow-origin" => {
+                    let origin = origin(&value("--allow-origin")?)?;
+                    options.allowed_origins.push(origin);
                 }
                 "--log-level" => {
                     let level = value("--log-level")?.to_ascii_lowercase();
@@ -250,6 +291,41 @@ fn seconds(text: &str, flag: &str) -> Result<Duration, UsageError> {
         .ok_or_else(|| UsageError(format!("{flag} wants seconds, got {}", shown(text))))
 }
 
+/// A browser origin `http(s)://host[:port|:*]`. Without a port it means the scheme's default
+/// port, as browsers send it, and is written out so.
+fn origin(text: &str) -> Result<String, UsageError> {
+    let invalid = || {
+        UsageError(format!(
+            "--allow-origin wants an origin like https://app.example.com or http://host:*, \
+             got {}",
+            shown(text)
+        ))
+    };
+    let text = text.trim().trim_end_matches('/');
+    let (scheme, authority) = text.split_once("://").ok_or_else(invalid)?;
+    let default_port = match scheme.to_ascii_lowercase().as_str() {
+        "http" => "80",
+        "https" => "443",
+        _ => return Err(invalid()),
+    };
+    let plain = !authority.is_empty()
+        && !authority.contains(['/', '?', '#', '@', ' '])
+        && !authority.starts_with(':');
+    if !plain {
+        return Err(invalid());
+    }
+    // A port follows the last `:` outside an IPv6 literal's brackets.
+    match authority.rsplit_once(':') {
+        Some((_, port)) if !port.contains(']') => {
+            if port != "*" && port.parse::<u16>().is_err() {
+                return Err(invalid());
+            }
+            Ok(text.to_owned())
+        }
+        _ => Ok(format!("{text}:{default_port}")),
+    }
+}
+
 /// A command-line value for an error message: quoted, any password masked (a URL given where
 /// something else was expected must not be echoed whole).
 fn shown(text: &str) -> String {
@@ -280,6 +356,14 @@ mod tests {
             "--deny-table=hr.*",
             "--http",
             "127.0.0.1:8080",
+            "--max-sessions",
+            "7",
+            "--session-idle-timeout=90",
+            "--allow-origin",
+            "https://app.example.com",
+            "--allow-origin=http://[::1]",
+            "--allow-origin",
+            "http://host:*",
         ])
         .unwrap();
         assert_eq!(options.databases[0].name, "shop");
@@ -295,6 +379,24 @@ mod tests {
             options.transport,
             Transport::Http("127.0.0.1:8080".parse().unwrap())
         );
+        assert_eq!(options.max_sessions, 7);
+        assert_eq!(options.session_idle_timeout, Duration::from_secs(90));
+        assert_eq!(
+            options.allowed_origins,
+            [
+                "https://app.example.com:443",
+                "http://[::1]:80",
+                "http://host:*"
+            ]
+        );
+    }
+
+    #[test]
+    fn defaults() {
+        let options = parse(&["--demo"]).unwrap();
+        assert_eq!(options.max_sessions, DEFAULT_MAX_SESSIONS);
+        assert_eq!(options.session_idle_timeout, DEFAULT_SESSION_IDLE_TIMEOUT);
+        assert!(options.allowed_origins.is_empty());
     }
 
     #[test]
@@ -317,6 +419,21 @@ mod tests {
         assert!(parse(&["--demo", "--http", "nowhere"]).is_err());
         assert!(parse(&["--demo", "--frobnicate"]).is_err());
         assert!(parse(&["--demo", "--database"]).is_err());
+        assert!(parse(&["--demo", "--max-sessions", "0"]).is_err());
+        assert!(parse(&["--demo", "--session-idle-timeout", "0"]).is_err());
+        for origin in [
+            "app.example.com",
+            "ftp://app.example.com",
+            "https://",
+            "https://app.example.com/path",
+            "https://u:pw@app.example.com",
+            "https://app.example.com:http",
+        ] {
+            assert!(
+                parse(&["--demo", "--allow-origin", origin]).is_err(),
+                "{origin}"
+            );
+        }
     }
 
     /// Every shape a database URL with a password can take.
@@ -353,6 +470,9 @@ mod tests {
                 vec!["--demo", "--timeout", &url],
                 vec!["--demo", "--http", &url],
                 vec!["--demo", "--log-level", &url],
+                vec!["--demo", "--max-sessions", &url],
+                vec!["--demo", "--session-idle-timeout", &url],
+                vec!["--demo", "--allow-origin", &url],
             ] {
                 let error = parse(&args).unwrap_err();
                 let shown = format!("{error} {error:?}").to_lowercase();

@@ -1,0 +1,116 @@
+//! The limits and allowed origins of the HTTP transport.
+
+use std::time::Duration;
+
+use crate::options::{
+    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
+};
+
+/// Browser origins always accepted: pages served from this machine, on any port.
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "https://localhost:*",
+    "http://127.0.0.1:*",
+    "https://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://[::1]:*",
+];
+
+/// How the HTTP transport bounds what clients can make it hold, and whom it serves.
+///
+/// ```
+/// use std::time::Duration;
+/// use nao_mcp::http::HttpConfig;
+///
+/// let config = HttpConfig::default()
+///     .with_max_sessions(20)
+///     .with_session_idle_timeout(Duration::from_secs(120))
+///     .with_allowed_origins(["https://app.example.com:443"]);
+/// assert_eq!(config.max_sessions(), 20);
+/// ```
+///
+/// Requests are refused with 403 when their `Host` is not `localhost`, `127.0.0.1` or `::1`
+/// (any port: a DNS-rebinding page names its own host), or when they carry an `Origin` that is
+/// neither a loopback origin nor one of [`with_allowed_origins`](Self::with_allowed_origins).
+/// Requests without `Origin` (clients that are not browsers) pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HttpConfig {
+    max_request_bytes: usize,
+    max_sessions: usize,
+    session_idle_timeout: Duration,
+    allowed_origins: Vec<String>,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            allowed_origins: Vec::new(),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// Bodies larger than this get 413 (default 4 MiB).
+    #[must_use]
+    pub fn with_max_request_bytes(mut self, bytes: usize) -> Self {
+        self.max_request_bytes = bytes;
+        self
+    }
+
+    /// At most this many live sessions (default 100; at least 1). When full, a new
+    /// `initialize` gets 503 with a JSON-RPC error and `Retry-After`; live sessions are never
+    /// evicted to make room, so a runaway client cannot end another client's session.
+    #[must_use]
+    pub fn with_max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// A session with no request and no open response stream for this long is closed and its
+    /// memory freed (default 10 minutes). A client that comes back gets 404 and, as the MCP
+    /// specification asks, starts a new session.
+    #[must_use]
+    pub fn with_session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Browser origins accepted besides the loopback ones, as `scheme://host:port` (`:*` for
+    /// any port), e.g. `https://app.example.com:443`.
+    #[must_use]
+    pub fn with_allowed_origins(
+        mut self,
+        origins: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The largest request body accepted.
+    pub fn max_request_bytes(&self) -> usize {
+        self.max_request_bytes
+    }
+
+    /// The most live sessions.
+    pub fn max_sessions(&self) -> usize {
+        self.max_sessions
+    }
+
+    /// How long a session may stay idle.
+    pub fn session_idle_timeout(&self) -> Duration {
+        self.session_idle_timeout
+    }
+
+    /// Every accepted origin: the loopback ones, then the allowed ones.
+    pub fn origins(&self) -> Vec<String> {
+        LOOPBACK_ORIGINS
+            .iter()
+            .map(|origin| (*origin).to_owned())
+            .chain(self.allowed_origins.iter().cloned())
+            .collect()
+    }
+}
