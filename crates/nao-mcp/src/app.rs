@@ -40,14 +40,16 @@ impl std::fmt::Display for ServeError {
 
 impl std::error::Error for ServeError {}
 
-/// Opens every database the options name (and the demo one when asked).
+/// Opens every database the options name (and the demo one when asked), each with the
+/// options' [`open_options`].
 pub async fn open_databases(options: &Options) -> Result<Databases, ServeError> {
     let mut databases = Databases::new();
     if options.demo {
         databases.insert(demo_database()?);
     }
+    let open_options = open_options(options);
     for database in &options.databases {
-        let dialect = nao_dialects::open(&database.name, &database.url)
+        let dialect = nao_dialects::open_with(&database.name, &database.url, &open_options)
             .await
             .map_err(|error| ServeError::Database {
                 name: database.name.clone(),
@@ -85,6 +87,15 @@ pub fn demo_database() -> Result<Arc<dyn Dialect>, ServeError> {
         name: "shop".into(),
         message: "--demo needs the `sqlite` feature of nao-mcp".into(),
     })
+}
+
+/// How server databases are opened: `--allow-privileged` and `--set-role`.
+pub fn open_options(options: &Options) -> nao_dialects::OpenOptions {
+    let open = nao_dialects::OpenOptions::new().allow_privileged(options.allow_privileged);
+    match &options.set_role {
+        Some(role) => open.set_role(role.as_str()),
+        None => open,
+    }
 }
 
 /// The settings the options ask for.

@@ -46,6 +46,10 @@
 //! 403. Database URLs may carry credentials in any form (URL userinfo, `%`-encoded, query
 //! parameters, key=value strings): the server never echoes them in errors, logs or `Debug`
 //! output ([`redact`]), and logs go to stderr only, since stdout is the protocol channel.
+//!
+//! Server databases are opened as `nao_dialects::open_with` does: a role that can do more
+//! than read is refused unless `--allow-privileged` is given; `--set-role` switches every
+//! connection to a read-only role.
 #![forbid(unsafe_code)]
 
 pub mod app;

@@ -22,6 +22,15 @@ DATABASES (at least one, or --demo, or NAO_DATABASE_URL):
     NAO_DATABASE_URL         Environment: a database URL used when no --database is given
                              (named by NAO_DATABASE_NAME, default `default`). Prefer the
                              environment for credentials: they are never logged or echoed.
+    --set-role ROLE          Server databases: switch every connection to ROLE (SET ROLE)
+                             right after connecting, e.g. a read-only role granted to the
+                             login role; the privilege check then applies to ROLE.
+    --allow-privileged       Server databases: open even when the role can do more than read
+                             (superuser, file access, signalling other sessions, write
+                             grants). Without it such a role is refused, with the SQL for a
+                             read-only one. Only for hosts that really mean it: the guard and
+                             the read-only transaction still apply, but the role no longer
+                             backs them up.
 
 LIMITS:
     --max-rows N             Rows kept from one query result (default 10000).
@@ -104,6 +113,10 @@ pub struct Options {
     pub session_idle_timeout: Duration,
     /// HTTP: browser origins accepted beyond the loopback ones (`scheme://host:port`).
     pub allowed_origins: Vec<String>,
+    /// Open server databases even when their role is privileged.
+    pub allow_privileged: bool,
+    /// A role every server connection switches to.
+    pub set_role: Option<String>,
     /// The log level.
     pub log_level: String,
     /// `--help` was given.
@@ -136,6 +149,8 @@ impl Default for Options {
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             allowed_origins: Vec::new(),
+            allow_privileged: false,
+            set_role: None,
             log_level: "info".to_owned(),
             help: false,
             version: false,
@@ -219,6 +234,14 @@ impl Options {
                 "--allow-origin" => {
                     let origin = origin(&value("--allow-origin")?)?;
                     options.allowed_origins.push(origin);
+                }
+                "--allow-privileged" => options.allow_privileged = true,
+                "--set-role" => {
+                    let role = value("--set-role")?;
+                    if role.trim().is_empty() {
+                        return Err(UsageError("--set-role wants a role name".into()));
+                    }
+                    options.set_role = Some(role);
                 }
                 "--log-level" => {
                     let level = value("--log-level")?.to_ascii_lowercase();
@@ -364,6 +387,9 @@ mod tests {
             "--allow-origin=http://[::1]",
             "--allow-origin",
             "http://host:*",
+            "--allow-privileged",
+            "--set-role",
+            "nao_reader",
         ])
         .unwrap();
         assert_eq!(options.databases[0].name, "shop");
@@ -389,6 +415,8 @@ mod tests {
                 "http://host:*"
             ]
         );
+        assert!(options.allow_privileged);
+        assert_eq!(options.set_role.as_deref(), Some("nao_reader"));
     }
 
     #[test]
@@ -397,6 +425,8 @@ mod tests {
         assert_eq!(options.max_sessions, DEFAULT_MAX_SESSIONS);
         assert_eq!(options.session_idle_timeout, DEFAULT_SESSION_IDLE_TIMEOUT);
         assert!(options.allowed_origins.is_empty());
+        assert!(!options.allow_privileged);
+        assert_eq!(options.set_role, None);
     }
 
     #[test]
@@ -421,6 +451,7 @@ mod tests {
         assert!(parse(&["--demo", "--database"]).is_err());
         assert!(parse(&["--demo", "--max-sessions", "0"]).is_err());
         assert!(parse(&["--demo", "--session-idle-timeout", "0"]).is_err());
+        assert!(parse(&["--demo", "--set-role", " "]).is_err());
         for origin in [
             "app.example.com",
             "ftp://app.example.com",
