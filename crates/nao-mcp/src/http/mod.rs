@@ -150,7 +150,14 @@ impl Endpoint {
         if may_open_a_session && self.sessions.is_full() {
             return Ok(self.when_full(request).await);
         }
-        Ok(self.service.handle(request).await)
+        let deleting = request.method() == Method::DELETE;
+        let mut response = self.service.handle(request).await;
+        // rmcp answers a DELETE with 202, but the session is closed by then; clients (the
+        // Python SDK) expect 200 or 204 and log a failure otherwise.
+        if deleting && response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
+        Ok(response)
     }
 }
 
