@@ -131,6 +131,16 @@ impl PostgresDialect {
         PostgresDialect::connect_with_options(name, config, &tls, &options).await
     }
 
+    /// Caps the server connections this adapter opens at once (at least 1; default 8, see
+    /// the [module docs](super#streaming-caps-cancellation)). Statements past the cap wait in
+    /// line for a connection until their own deadline, then fail with a
+    /// [`Connection`](DialectError::Connection) error that says they waited.
+    #[must_use]
+    pub fn with_max_connections(self, max: usize) -> Self {
+        self.pool.set_max_connections(max);
+        self
+    }
+
     /// Opens a READ ONLY transaction for a catalogue read, with the default time limit.
     async fn begin_catalog<'c>(
         &self,

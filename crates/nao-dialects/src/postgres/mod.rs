@@ -167,23 +167,49 @@
 //! says to cast.
 //!
 //! ## Streaming, caps, cancellation
-//! Each statement takes a pooled connection (up to four idle ones are kept; broken ones are
-//! dropped) and runs in a task of its own. The statement is bound to a portal and its rows
-//! are fetched `batch_size` at a time (fewer when rows are wide, so a batch stays near a
-//! quarter of `max_bytes`); each chunk becomes one Arrow batch sent through a channel of
-//! capacity 1, so a slow reader pauses the server between chunks. [`execute`] returns once
-//! the first batch (or the end, or an error) is known. Reading stops after `max_rows + 1`
-//! rows: the portal is suspended there, so nothing keeps running on the server, and the
-//! ROLLBACK closes it.
+//! **Connections.** The pool opens at most 8 server connections at once (running, idle or
+//! closing; [`PostgresDialect::with_max_connections`] sets another cap): a statement holds
+//! its connection from BEGIN to ROLLBACK, so 8 statements run at once and the rest wait in
+//! line, each until its own deadline. A statement that waited past it never ran, and fails
+//! with a [`Connection`](nao_core::DialectError::Connection) error (retryable) that says it
+//! waited for a connection. Up to four idle connections are kept; broken ones, ones in an
+//! unknown state, and ones that received a message over 1 MiB (the driver's read buffer grew
+//! to that size and would keep it) are closed. The adapter opens the sockets itself, TLS
+//! included, so that the driver reads through the wire guard below; it follows the hosts,
+//! `hostaddr`, ports, `load_balance_hosts`, `connect_timeout`, `keepalives`, `sslmode` and
+//! `sslnegotiation` of the connection settings, does not apply `keepalives_idle`,
+//! `keepalives_interval`, `keepalives_retries` or `tcp_user_timeout`, and refuses
+//! `target_session_attrs` other than `any`.
 //!
-//! The time limit is enforced twice: by the server (`statement_timeout`, per round trip), and
-//! by the adapter for the whole statement. When the caller's cancellation token fires, the
-//! deadline passes, or the stream is dropped while the server is working, the adapter sends a
-//! real cancel request (tokio-postgres' cancel token: a separate connection with the backend's
-//! key), waits for the server to stop, and drops that connection instead of pooling it (a late
-//! cancel request must not hit a later statement). The errors are
-//! [`Timeout`](nao_core::DialectError::Timeout) and
-//! [`Cancelled`](nao_core::DialectError::Cancelled).
+//! **Rows, bounded by bytes.** Each statement runs in a task of its own. The statement is
+//! bound to a portal and its rows are fetched a few at a time: one row first, doubling while
+//! rows stay narrow, never more than fit an eighth of `max_bytes` at the widest row seen (a
+//! statement whose columns all have a fixed width starts at `batch_size`). Rows become Arrow
+//! batches of `batch_size` rows, or fewer when they reach an eighth of `max_bytes`, sent
+//! through a channel of capacity 1; the next batch starts once the reader has taken the last,
+//! so a slow reader pauses the server. Reading stops after `max_rows + 1` rows, or once the
+//! batches sent pass `max_bytes` (a reader keeps nothing past it): the portal is suspended
+//! there, so nothing keeps running on the server, and the ROLLBACK closes it. [`execute`]
+//! returns once the first batch (or the end, or an error) is known.
+//!
+//! **One row may take at most half of `max_bytes`.** A longer one is an
+//! [`Unsupported`](nao_core::DialectError::Unsupported) error naming the row, its size, its
+//! largest column, and what to select instead (`substring(…)`, `length(…)`,
+//! `cardinality(…)` for arrays), never a silently empty result. It never enters memory: the
+//! driver reads each message whole before handing it over, so a guard on the connection's
+//! bytes reads every message's length from its header and fails the connection at a row over
+//! the limit (which is then dropped). Together these keep the adapter within about twice
+//! `max_bytes` for any row width, one 1 GB value or a huge array included (see the
+//! `server_memory` benchmark).
+//!
+//! **Time.** The time limit is enforced twice: by the server (`statement_timeout`, per round
+//! trip), and by the adapter for the whole statement, waiting for a connection included. The
+//! caller gets its [`Timeout`](nao_core::DialectError::Timeout) or
+//! [`Cancelled`](nao_core::DialectError::Cancelled) at the deadline or the token, from the
+//! stream itself; meanwhile the task sends a real cancel request (a separate connection, made
+//! as the statement's was, with the backend's key), waits for the server to stop, and drops
+//! the connection instead of pooling it (a late cancel request must not hit a later
+//! statement), in the background.
 //!
 //! ## Errors
 //! PostgreSQL's message (with its detail and hint) is kept and its SQLSTATE is the `code`:
@@ -209,12 +235,17 @@ mod catalog;
 mod convert;
 mod dialect;
 mod errors;
+mod fetch;
 mod numeric;
+mod oversize;
 mod pool;
 mod privileges;
+mod socket;
 mod stream;
 mod tls;
 mod types;
+mod watch;
+mod wire;
 
 pub use dialect::{PostgresDialect, open_url, open_url_with};
 pub use tls::{TlsMode, TlsSettings, TrustRoots};

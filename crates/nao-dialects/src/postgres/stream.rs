@@ -2,20 +2,24 @@
 //! prepares the statement, and fetches its rows through a portal in chunks, sending Arrow
 //! batches through a channel of capacity 1.
 //!
-//! A watcher races every round trip against the cancellation token, the deadline and a
-//! dropped receiver; when one of them fires while the server is working, it sends a real
-//! cancel request (a separate connection carrying the backend's key) and the connection is
-//! dropped afterwards instead of pooled, since a cancel request could otherwise land on a later
-//! statement. Between chunks nothing runs on the server (the portal is suspended), so stopping
-//! there, or at the row cap, only needs the ROLLBACK.
+//! A watcher (`super::watch`) races every round trip against the cancellation token, the
+//! deadline and a dropped receiver; when one of them fires while the server is working, it
+//! sends a real cancel request (a separate connection carrying the backend's key) and the
+//! connection is dropped afterwards instead of pooled, since a cancel request could otherwise
+//! land on a later statement. Between chunks nothing runs on the server (the portal is
+//! suspended), so stopping there, or at a cap, only needs the ROLLBACK. How rows are fetched
+//! and batched within the byte cap is `super::fetch`.
+//!
+//! The caller gets its timeout or cancellation at the deadline or the token, from the stream
+//! itself: the task's cleanup (the cancel request, waiting for the server, dropping the
+//! connection) goes on in the background.
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Field, Schema, SchemaRef};
-use futures_util::{StreamExt, pin_mut};
+use futures_util::StreamExt;
 use nao_core::{BatchStream, DialectError, ExecOptions};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -23,36 +27,32 @@ use tokio_postgres::{Client, IsolationLevel, Statement, Transaction};
 use tokio_util::sync::CancellationToken;
 
 use super::attribute_check::AttributeCheck;
-use super::convert::{ColumnBuilder, RawValue};
 use super::errors::{self, StopReason};
-use super::pool::Pool;
-use super::tls::Connector;
+use super::fetch;
+use super::pool::{Pool, Pooled};
 use super::types::{PgType, text_cast_field, text_cast_sql};
-
-/// How long to wait for the server to answer after a cancel request before giving the
-/// connection up.
-const CANCEL_GRACE: Duration = Duration::from_secs(5);
+use super::watch::{CANCEL_GRACE, Watch};
 
 /// What the task sends to the stream.
 #[derive(Debug)]
-enum Message {
+pub(super) enum Message {
     Start(SchemaRef),
     Batch(RecordBatch),
     Failed(DialectError),
 }
 
 /// What one statement needs in its task.
-struct Job {
-    database: Arc<str>,
+pub(super) struct Job {
+    pub(super) database: Arc<str>,
     sql: String,
     /// Attribute references only the catalogue can prove columns.
     attributes: AttributeCheck,
-    max_rows: u64,
-    max_bytes: usize,
-    batch_size: usize,
-    timeout: Duration,
-    deadline: Instant,
-    cancel: CancellationToken,
+    pub(super) max_rows: u64,
+    pub(super) max_bytes: usize,
+    pub(super) batch_size: usize,
+    pub(super) timeout: Duration,
+    pub(super) deadline: Instant,
+    pub(super) cancel: CancellationToken,
 }
 
 /// Runs `sql` on a pooled connection and streams its batches. Returns once the schema and the
@@ -78,11 +78,11 @@ pub(super) async fn execute(
         cancel: options.cancel.clone(),
     };
     let stopped = |reason| Err(errors::stopped(&database, reason));
+    // The pool says so itself when the deadline passes while this caller waits in line.
     let client = tokio::select! {
         biased;
         () = options.cancel.cancelled() => return stopped(StopReason::Cancelled),
-        () = tokio::time::sleep_until(deadline) => return stopped(StopReason::Timeout(options.timeout)),
-        client = pool.get() => client?,
+        client = pool.get_before(deadline) => client?,
     };
     let (tx, mut rx) = mpsc::channel(1);
     tokio::spawn(run(pool, client, job, tx));
@@ -100,11 +100,31 @@ pub(super) async fn execute(
         Ok(None) => None,
         Ok(Some(Message::Start(_))) => return Err(worker_stopped(&database)),
     };
-    let rest = futures_util::stream::unfold(rx, |mut rx| async move {
-        match rx.recv().await? {
-            Message::Batch(batch) => Some((Ok(batch), rx)),
-            Message::Failed(e) => Some((Err(e), rx)),
-            Message::Start(_) => None,
+    let cancel = options.cancel.clone();
+    let limit = options.timeout;
+    let rest = futures_util::stream::unfold(Some(rx), move |rx| {
+        let cancel = cancel.clone();
+        let database = Arc::clone(&database);
+        async move {
+            let mut rx = rx?;
+            // A batch already sent wins; otherwise the caller's clock and token, not the task
+            // (which may still be waiting for the server after its cancel request).
+            let message = tokio::select! {
+                biased;
+                message = rx.recv() => message?,
+                () = cancel.cancelled() => {
+                    return Some((Err(errors::stopped(&database, StopReason::Cancelled)), None));
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    let timeout = errors::stopped(&database, StopReason::Timeout(limit));
+                    return Some((Err(timeout), None));
+                }
+            };
+            match message {
+                Message::Batch(batch) => Some((Ok(batch), Some(rx))),
+                Message::Failed(e) => Some((Err(e), Some(rx))),
+                Message::Start(_) => None,
+            }
         }
     });
     let batches = futures_util::stream::iter(head.map(Ok)).chain(rest);
@@ -134,96 +154,6 @@ fn worker_stopped(database: &str) -> DialectError {
     }
 }
 
-/// Races the server's work against the stop signals, and sends the cancel request.
-struct Watch<'a> {
-    job: &'a Job,
-    tx: &'a mpsc::Sender<Message>,
-    cancel_token: tokio_postgres::CancelToken,
-    /// The TLS the cancel request's own connection needs (as the statement's did).
-    tls: Connector,
-    /// Why the statement was stopped, once it was.
-    stop: Option<Stop>,
-    /// A cancel request was sent: the connection must not be reused.
-    cancel_sent: bool,
-}
-
-/// Why the watcher stopped the statement.
-#[derive(Debug, Clone, Copy)]
-enum Stop {
-    /// Cancelled or timed out: the stream gets the error.
-    Reason(StopReason),
-    /// The stream was dropped: nobody is listening.
-    ReceiverGone,
-}
-
-impl Watch<'_> {
-    /// Runs `work`; if a stop signal fires first, sends a cancel request and waits a little for
-    /// the server to answer. `None` when the server did not answer in time.
-    async fn run<F: Future>(&mut self, work: F) -> Option<F::Output> {
-        pin_mut!(work);
-        let stop = tokio::select! {
-            biased;
-            out = &mut work => return Some(out),
-            () = self.job.cancel.cancelled() => Stop::Reason(StopReason::Cancelled),
-            () = tokio::time::sleep_until(self.job.deadline) => {
-                Stop::Reason(StopReason::Timeout(self.job.timeout))
-            }
-            () = self.tx.closed() => Stop::ReceiverGone,
-        };
-        self.stop.get_or_insert(stop);
-        if !self.cancel_sent {
-            self.cancel_sent = true;
-            let sent = tokio::time::timeout(
-                CANCEL_GRACE,
-                self.cancel_token.cancel_query(self.tls.clone()),
-            );
-            match sent.await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => tracing::warn!(error = %e, "the PostgreSQL cancel request failed"),
-                Err(_) => tracing::warn!("the PostgreSQL cancel request timed out"),
-            }
-        }
-        tokio::time::timeout(CANCEL_GRACE, work).await.ok()
-    }
-
-    fn reason(&self) -> Option<StopReason> {
-        match self.stop {
-            Some(Stop::Reason(reason)) => Some(reason),
-            _ => None,
-        }
-    }
-
-    /// Whether the statement must stop now, between two round trips.
-    fn check_between(&mut self) -> Option<Stop> {
-        if self.stop.is_none() {
-            if self.job.cancel.is_cancelled() {
-                self.stop = Some(Stop::Reason(StopReason::Cancelled));
-            } else if Instant::now() >= self.job.deadline {
-                self.stop = Some(Stop::Reason(StopReason::Timeout(self.job.timeout)));
-            } else if self.tx.is_closed() {
-                self.stop = Some(Stop::ReceiverGone);
-            }
-        }
-        self.stop
-    }
-
-    fn pg_error(&self, e: tokio_postgres::Error) -> DialectError {
-        errors::from_postgres(&self.job.database, e, self.reason(), self.job.timeout)
-    }
-
-    /// The error to report when a round trip was abandoned.
-    fn abandoned(&self) -> DialectError {
-        match self.reason() {
-            Some(reason) => errors::stopped(&self.job.database, reason),
-            None => DialectError::Connection {
-                database: self.job.database.to_string(),
-                message: "the server did not answer after the statement was cancelled".into(),
-                source: None,
-            },
-        }
-    }
-}
-
 /// How the statement ended, for the connection's fate.
 enum End {
     /// Rolled back cleanly: the connection can be pooled.
@@ -236,14 +166,14 @@ enum End {
 
 /// The task: runs the statement, reports to `tx`, and pools or drops the connection. A pooled
 /// connection the server has closed meanwhile (an idle timeout, a restart) is replaced once.
-async fn run(pool: Arc<Pool>, mut client: Client, job: Job, tx: mpsc::Sender<Message>) {
+async fn run(pool: Arc<Pool>, mut client: Pooled, job: Job, tx: mpsc::Sender<Message>) {
     let mut may_retry = true;
     loop {
         let mut watch = Watch {
             job: &job,
             tx: &tx,
-            cancel_token: client.cancel_token(),
-            tls: pool.tls(),
+            canceller: pool.canceller(&client),
+            wire: Arc::clone(client.wire()),
             stop: None,
             cancel_sent: false,
         };
@@ -251,7 +181,7 @@ async fn run(pool: Arc<Pool>, mut client: Client, job: Job, tx: mpsc::Sender<Mes
         let reusable = matches!(end, End::Clean) && !watch.cancel_sent;
         if matches!(end, End::Retry) {
             may_retry = false;
-            match pool.connect().await {
+            match pool.connect_before(job.deadline).await {
                 Ok(fresh) => {
                     client = fresh;
                     continue;
@@ -341,7 +271,6 @@ async fn statement(client: &mut Client, watch: &mut Watch<'_>, may_retry: bool) 
 /// Prepares the statement (with a text cast for unmapped types), announces the schema, and
 /// streams the rows. `Ok` when it ended normally, at the cap, or because nobody listens.
 async fn rows(txn: &Transaction<'_>, watch: &mut Watch<'_>) -> Result<(), DialectError> {
-    let job = watch.job;
     let Some((statement, schema, types)) = prepare(txn, watch).await? else {
         return Ok(());
     };
@@ -357,68 +286,7 @@ async fn rows(txn: &Transaction<'_>, watch: &mut Watch<'_>) -> Result<(), Dialec
         Some(result) => result.map_err(|e| watch.pg_error(e))?,
         None => return Err(watch.abandoned()),
     };
-    let limit = job.max_rows.saturating_add(1);
-    let mut read: u64 = 0;
-    let mut chunk = job.batch_size;
-    let mut builders: Vec<ColumnBuilder> =
-        types.iter().map(|t| ColumnBuilder::new(t, chunk)).collect();
-    while read < limit {
-        match watch.check_between() {
-            Some(Stop::Reason(reason)) => return Err(errors::stopped(&job.database, reason)),
-            Some(Stop::ReceiverGone) => return Ok(()),
-            None => {}
-        }
-        let want = u64::try_from(chunk).unwrap_or(u64::MAX).min(limit - read);
-        let want = i32::try_from(want).unwrap_or(i32::MAX);
-        let fetched = watch
-            .run(fetch(txn, &portal, want, &mut builders, &schema, read))
-            .await;
-        let (count, bytes) = match fetched {
-            Some(Ok(fetched)) => fetched,
-            Some(Err(Fetch::Postgres(e))) => return Err(watch.pg_error(e)),
-            Some(Err(Fetch::Value(what))) => {
-                return Err(DialectError::Unsupported {
-                    database: job.database.to_string(),
-                    what,
-                });
-            }
-            None => return Err(watch.abandoned()),
-        };
-        if count == 0 {
-            break;
-        }
-        let columns = builders
-            .iter_mut()
-            .map(ColumnBuilder::finish)
-            .collect::<Result<Vec<_>, String>>()
-            .map_err(|what| DialectError::Engine {
-                database: job.database.to_string(),
-                message: what,
-                code: None,
-                source: None,
-            })?;
-        let batch = RecordBatch::try_new(Arc::clone(&schema), columns).map_err(|e| {
-            DialectError::Engine {
-                database: job.database.to_string(),
-                message: format!("could not build an Arrow batch: {e}"),
-                code: None,
-                source: None,
-            }
-        })?;
-        if watch.tx.send(Message::Batch(batch)).await.is_err() {
-            return Ok(());
-        }
-        read += count as u64;
-        if count < usize::try_from(want).unwrap_or(usize::MAX) {
-            break;
-        }
-        // Wide rows: shrink the chunk so one batch stays near a quarter of the byte cap.
-        let budget = (job.max_bytes / 4).max(1);
-        if bytes > budget {
-            chunk = (count.saturating_mul(budget) / bytes).clamp(1, job.batch_size);
-        }
-    }
-    Ok(())
+    fetch::read_portal(txn, &portal, watch, &schema, &types).await
 }
 
 /// The prepared statement, its schema and its column mappings; `None` when nobody listens any
@@ -502,48 +370,4 @@ async fn prepare(txn: &Transaction<'_>, watch: &mut Watch<'_>) -> Result<Prepare
         types.push(ty);
     }
     Ok(Some((recast, Arc::new(Schema::new(fields)), types)))
-}
-
-/// Why fetching a chunk failed.
-enum Fetch {
-    Postgres(tokio_postgres::Error),
-    /// A value that does not fit its Arrow column, described for the model.
-    Value(String),
-}
-
-/// Fetches up to `want` rows from the portal into the builders: (rows, raw bytes).
-async fn fetch(
-    txn: &Transaction<'_>,
-    portal: &tokio_postgres::Portal,
-    want: i32,
-    builders: &mut [ColumnBuilder],
-    schema: &SchemaRef,
-    before: u64,
-) -> Result<(usize, usize), Fetch> {
-    let stream = txn
-        .query_portal_raw(portal, want)
-        .await
-        .map_err(Fetch::Postgres)?;
-    pin_mut!(stream);
-    let mut count = 0usize;
-    let mut bytes = 0usize;
-    while let Some(row) = stream.next().await {
-        let row = row.map_err(Fetch::Postgres)?;
-        bytes = bytes.saturating_add(row.raw_size_bytes());
-        for (i, builder) in builders.iter_mut().enumerate() {
-            let value = row
-                .try_get::<_, Option<RawValue<'_>>>(i)
-                .map_err(Fetch::Postgres)?;
-            if let Err(e) = builder.append(value.map(|v| v.0)) {
-                let name = schema.field(i).name();
-                let row_number = before + count as u64 + 1;
-                return Err(Fetch::Value(format!(
-                    "column {name:?}, row {row_number}: {e}; cast the column in the SQL (to text, \
-                     or to a type that holds the value)"
-                )));
-            }
-        }
-        count += 1;
-    }
-    Ok((count, bytes))
 }
