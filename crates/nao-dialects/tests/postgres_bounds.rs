@@ -1,0 +1,344 @@
+//! Memory and connection bounds of the PostgreSQL adapter, against a real server
+//! (`NAO_TEST_POSTGRES_URL`, a superuser URL such as `postgres://postgres@127.0.0.1:5432/test`):
+//! a value larger than the byte cap is a clear error and never enters memory whole, wide rows
+//! come in batches that fit the cap, and the pool never opens more connections than its cap,
+//! however many callers wait.
+//!
+//! Each test makes its own schema and login role (no privileges beyond `USAGE` on the schema),
+//! connects the adapter as that role, and drops both at the end. Without the variable the
+//! tests say so and pass.
+#![cfg(feature = "postgres")]
+#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use arrow_array::RecordBatch;
+use futures_util::StreamExt;
+use nao_core::guard::{ReadOnlySql, SqlDialect};
+use nao_core::render::Truncation;
+use nao_core::{Dialect, DialectError, DialectExt, ExecOptions};
+use nao_dialects::postgres::PostgresDialect;
+use nao_dialects::postgres::driver::{Client, Config, NoTls};
+
+const URL_VAR: &str = "NAO_TEST_POSTGRES_URL";
+
+fn server_url() -> Option<String> {
+    let url = std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty());
+    if url.is_none() {
+        eprintln!("{URL_VAR} is not set: skipping this PostgreSQL test");
+    }
+    url
+}
+
+async fn connect_admin(url: &str) -> Client {
+    let (client, connection) = Config::from_str(url)
+        .unwrap()
+        .connect(NoTls)
+        .await
+        .unwrap_or_else(|e| panic!("{URL_VAR} is set but the server is unreachable: {e}"));
+    tokio::spawn(connection);
+    client
+}
+
+/// A schema and a login role of one test, dropped on drop. The role may open at most
+/// [`ROLE_CONNECTION_LIMIT`] sessions, so a pool that ignored its cap fails here instead of
+/// taking every connection slot of the shared server.
+struct Sandbox {
+    url: String,
+    schema: String,
+    role: String,
+    admin: Client,
+}
+
+const ROLE_CONNECTION_LIMIT: i64 = 40;
+
+impl Sandbox {
+    async fn new(url: String, label: &str) -> Sandbox {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos();
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let suffix = format!("{label}_{}_{n}_{nanos:x}", std::process::id());
+        let schema = format!("nao_bounds_{suffix}");
+        let role = format!("nao_bounds_ro_{suffix}");
+        let admin = connect_admin(&url).await;
+        admin
+            .batch_execute(&format!(
+                "CREATE SCHEMA {schema};
+                 CREATE ROLE {role} LOGIN CONNECTION LIMIT {ROLE_CONNECTION_LIMIT};
+                 GRANT USAGE ON SCHEMA {schema} TO {role};
+                 ALTER ROLE {role} SET search_path = {schema};"
+            ))
+            .await
+            .unwrap();
+        Sandbox {
+            url,
+            schema,
+            role,
+            admin,
+        }
+    }
+
+    /// The adapter as the role, with TLS `sslmode` (`disable` or `require`: the two ways the
+    /// adapter reads the server's bytes).
+    async fn adapter(&self, sslmode: &str) -> PostgresDialect {
+        let mut config = Config::from_str(&self.url).unwrap();
+        config.user(&self.role);
+        let tls = match sslmode {
+            "require" => nao_dialects::postgres::TlsMode::Require,
+            _ => nao_dialects::postgres::TlsMode::Disable,
+        };
+        let settings = nao_dialects::postgres::TlsSettings::new(tls);
+        PostgresDialect::connect_with_tls("pg", config, &settings)
+            .await
+            .unwrap()
+    }
+
+    /// The role's server sessions now.
+    async fn sessions(&self) -> i64 {
+        self.admin
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE usename = $1",
+                &[&self.role],
+            )
+            .await
+            .unwrap()
+            .get(0)
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let url = self.url.clone();
+        let cleanup = format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '{role}';
+             DROP SCHEMA IF EXISTS {schema} CASCADE;
+             DROP ROLE IF EXISTS {role};",
+            role = self.role,
+            schema = self.schema
+        );
+        // A thread and runtime of its own: this may run inside the test's runtime.
+        let done = std::thread::spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(async { connect_admin(&url).await.batch_execute(&cleanup).await })
+        })
+        .join();
+        if !matches!(done, Ok(Ok(()))) {
+            eprintln!("cleanup of {} failed: {done:?}", self.role);
+        }
+    }
+}
+
+fn sql(text: &str) -> ReadOnlySql {
+    // The guard is not under test here (and refuses pg_sleep, which stands for slow work).
+    ReadOnlySql::new_unchecked_allowing_writes(text, SqlDialect::Postgres)
+}
+
+fn capped(bytes: usize) -> ExecOptions {
+    ExecOptions::default()
+        .with_max_bytes(bytes)
+        .with_max_rows(1_000_000)
+        .with_timeout(Duration::from_secs(60))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_value_larger_than_the_byte_cap_is_a_clear_error() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url, "value").await;
+    for sslmode in ["disable", "require"] {
+        let db = sandbox.adapter(sslmode).await;
+        for (text, column) in [
+            ("SELECT 1 AS id, repeat('x', 20000000) AS big", "big"),
+            ("SELECT array_fill(7, ARRAY[3000000]) AS numbers", "numbers"),
+            (
+                "SELECT (SELECT array_agg(g) FROM generate_series(1, 2000000) g) AS agg",
+                "agg",
+            ),
+        ] {
+            let error = db.query(&sql(text), &capped(4 << 20)).await.unwrap_err();
+            let message = error.to_string();
+            assert!(
+                matches!(error, DialectError::Unsupported { .. }),
+                "{sslmode}: {text}: {error:?}"
+            );
+            assert!(
+                message.contains(&format!("\"{column}\"")) && message.contains("length("),
+                "{sslmode}: the message names the column and says what to select instead: \
+                 {message}"
+            );
+            assert!(
+                message.contains("4 MiB"),
+                "{sslmode}: the message names the cap: {message}"
+            );
+        }
+        // The adapter goes on serving (the connection that saw the value was not reused).
+        let result = db
+            .query(&sql("SELECT 42 AS answer"), &capped(4 << 20))
+            .await
+            .unwrap();
+        assert_eq!(result.row_count, 1, "{sslmode}");
+        // The same value fits a larger cap.
+        let result = db
+            .query(
+                &sql("SELECT repeat('x', 20000000) AS big"),
+                &capped(64 << 20),
+            )
+            .await
+            .unwrap();
+        assert_eq!(result.row_count, 1, "{sslmode}");
+        assert_eq!(result.truncation, None, "{sslmode}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wide_rows_fill_the_byte_cap_in_batches_that_fit_it() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url, "wide").await;
+    let db = sandbox.adapter("disable").await;
+    let cap = 8 << 20;
+    let wide = sql("SELECT g, repeat('x', 1000000) AS v FROM generate_series(1, 200) g");
+
+    let result = db.query(&wide, &capped(cap)).await.unwrap();
+    assert_eq!(
+        result.truncation,
+        Some(Truncation::ByteCap { cap: cap as u64 })
+    );
+    assert!(
+        (4..=8).contains(&result.row_count),
+        "rows up to the cap are kept: {}",
+        result.row_count
+    );
+
+    // Every batch the adapter streams holds a share of the cap, never the whole fetch.
+    let mut stream = db.execute(&wide, &capped(cap)).await.unwrap();
+    let mut seen = 0usize;
+    while let Some(batch) = stream.next().await {
+        let batch: RecordBatch = batch.unwrap();
+        let size = batch.get_array_memory_size();
+        assert!(
+            size <= cap,
+            "a batch of {} rows holds {size} bytes, more than the {cap}-byte cap",
+            batch.num_rows()
+        );
+        seen += size;
+        if seen > 2 * cap {
+            break;
+        }
+    }
+}
+
+/// Runs `calls` concurrent statements sleeping `sleep` seconds while sampling the role's
+/// server sessions; the outcomes and the most sessions seen at once.
+async fn crowd(
+    sandbox: &Sandbox,
+    db: Arc<PostgresDialect>,
+    calls: usize,
+    sleep: f64,
+    timeout: Duration,
+) -> (Vec<Result<u64, DialectError>>, i64) {
+    let most = Arc::new(AtomicI64::new(0));
+    let sampler = {
+        let most = Arc::clone(&most);
+        let admin = connect_admin(&sandbox.url).await;
+        let role = sandbox.role.clone();
+        tokio::spawn(async move {
+            loop {
+                let count: i64 = admin
+                    .query_one(
+                        "SELECT count(*) FROM pg_stat_activity WHERE usename = $1",
+                        &[&role],
+                    )
+                    .await
+                    .unwrap()
+                    .get(0);
+                most.fetch_max(count, Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+    };
+    let tasks: Vec<_> = (0..calls)
+        .map(|i| {
+            let db = Arc::clone(&db);
+            tokio::spawn(async move {
+                let text = format!("SELECT {i} AS i, pg_sleep({sleep}) AS s");
+                let options = ExecOptions::default().with_timeout(timeout);
+                db.query(&sql(&text), &options).await.map(|r| r.row_count)
+            })
+        })
+        .collect();
+    let mut outcomes = Vec::with_capacity(calls);
+    for task in tasks {
+        outcomes.push(task.await.unwrap());
+    }
+    sampler.abort();
+    let _ = sampler.await;
+    // A last look, for sessions opened after the last sample.
+    let most = most.load(Ordering::Relaxed).max(sandbox.sessions().await);
+    (outcomes, most)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pool_caps_server_connections_under_a_crowd() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url, "crowd").await;
+    let db = Arc::new(sandbox.adapter("disable").await);
+    let (outcomes, most) = crowd(&sandbox, db, 120, 0.2, Duration::from_secs(60)).await;
+    for outcome in &outcomes {
+        assert_eq!(
+            outcome.as_ref().ok(),
+            Some(&1),
+            "every call is served: {outcome:?}"
+        );
+    }
+    assert!(
+        most <= 8,
+        "120 concurrent calls opened {most} server connections; the default cap is 8"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn callers_that_wait_past_their_deadline_are_told_they_waited_for_a_connection() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url, "wait").await;
+    let db = Arc::new(sandbox.adapter("disable").await);
+    // Twenty statements that cannot finish in a second, on a pool of eight: eight run into
+    // their time limit, the others never get a connection.
+    let (outcomes, most) = crowd(&sandbox, db, 20, 30.0, Duration::from_secs(1)).await;
+    let mut ran = 0;
+    let mut waited = 0;
+    for outcome in outcomes {
+        match outcome {
+            Err(DialectError::Timeout { .. }) => ran += 1,
+            Err(error @ DialectError::Connection { .. })
+                if error.to_string().contains("free connection") =>
+            {
+                assert!(error.is_retryable(), "{error}");
+                waited += 1;
+            }
+            other => panic!("a timeout, or a wait for a connection: {other:?}"),
+        }
+    }
+    assert!(
+        ran >= 1 && waited >= 1,
+        "{ran} ran into the limit, {waited} waited for a connection"
+    );
+    assert!(most <= 8, "{most} server connections");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pool_cap_is_configurable() {
+    let Some(url) = server_url() else { return };
+    let sandbox = Sandbox::new(url, "cap").await;
+    let db = Arc::new(sandbox.adapter("disable").await.with_max_connections(3));
+    let (outcomes, most) = crowd(&sandbox, db, 30, 0.1, Duration::from_secs(60)).await;
+    assert!(outcomes.iter().all(|o| o.as_ref().ok() == Some(&1)));
+    assert!(most <= 3, "{most} server connections with a cap of 3");
+}
