@@ -139,15 +139,28 @@
 //! ## Streaming, caps, KILL QUERY
 //! Each statement gets a pooled connection and a task of its own. `execute` returns once the
 //! server has sent the first row or ended the result (SQL errors, and the server's own errors
-//! before the first row, come back from `execute`; an empty result keeps its schema). Rows are read as the server sends them
-//! and become batches of `batch_size` rows (sooner at `max_bytes`), through a channel holding
-//! one batch: a slow reader pauses the reading, and TCP back-pressure the server. Reading
-//! stops one row past `max_rows`. When it stops early (the cap, a dropped stream, the
-//! cancellation token, the time limit) the adapter sends `KILL QUERY <connection id>` from
-//! another pooled connection, reads what the server still sends (at most 5 s), and rolls back;
-//! a connection whose state is then unknown is closed rather than reused. Cancellation is
-//! [`DialectError::Cancelled`](nao_core::DialectError::Cancelled), the time limit (ours or the
-//! server's) [`DialectError::Timeout`](nao_core::DialectError::Timeout).
+//! before the first row, come back from `execute`; an empty result keeps its schema). Rows are
+//! read as the server sends them and become batches of `batch_size` rows, or fewer when they
+//! reach an eighth of `max_bytes`, through a channel holding one batch; the next batch starts
+//! once the reader has taken the last, so a slow reader pauses the reading, and TCP
+//! back-pressure the server. Reading stops one row past `max_rows`, or once the batches sent
+//! pass `max_bytes` (a reader keeps nothing past it). When it stops early (a cap, a dropped
+//! stream, the cancellation token, the time limit) the adapter sends `KILL QUERY <connection
+//! id>` from another pooled connection, reads what the server still sends (at most 5 s), and
+//! rolls back; a connection whose state is then unknown is closed rather than reused.
+//! Cancellation is [`DialectError::Cancelled`](nao_core::DialectError::Cancelled), the time
+//! limit (ours or the server's) [`DialectError::Timeout`](nao_core::DialectError::Timeout).
+//!
+//! One row may take at most half of `max_bytes`: a longer one is an
+//! [`Unsupported`](nao_core::DialectError::Unsupported) error naming the row, its size, its
+//! largest column and what to select instead (`SUBSTRING(…)`, `LENGTH(…)`), never a silently
+//! empty result. This keeps the adapter within about twice `max_bytes` for any row width (see
+//! the `server_memory` benchmark). The driver reads a whole row before handing it over, so
+//! what bounds one row in memory is the connection's `max_allowed_packet`: the server's
+//! (16 MiB by default on MariaDB 10.11, 64 MiB on MySQL 8), unless the URL sets
+//! `max_allowed_packet=<bytes>`, which makes the driver refuse a longer row (spread over
+//! several packets or not) before it has read it whole. A value over the server's own
+//! `max_allowed_packet` never leaves the server: MariaDB returns NULL for it, with a warning.
 //!
 //! ## Errors
 //! The server's numeric code is kept as `code` and picks the kind: 1064 (also several
@@ -162,6 +175,7 @@ mod convert;
 mod dialect;
 mod errors;
 mod open;
+mod oversize;
 mod privileges;
 mod stream;
 mod tls;

@@ -6,9 +6,12 @@
 //!   `execute` returns with the first row (or the end of an empty result), so SQL errors and
 //!   errors the server raises before any row (its time limit) come back from `execute`, and
 //!   the schema (from the result's column definitions) is known even for an empty result.
-//! - **Streaming and caps.** Rows become batches of `batch_size` rows (sooner when a batch
-//!   reaches `max_bytes`), sent through a channel holding one batch: a slow reader pauses the
-//!   task, and TCP back-pressure pauses the server. The task stops after `max_rows + 1` rows.
+//! - **Streaming and caps.** Rows become batches of `batch_size` rows, sooner when a batch
+//!   reaches an eighth of `max_bytes`, sent through a channel holding one batch; the next batch
+//!   starts once the reader has taken the last one, so a slow reader pauses the task and TCP
+//!   back-pressure pauses the server. The task stops after `max_rows + 1` rows, or once the
+//!   batches it sent pass `max_bytes` (the reader keeps none past it). A row over half of
+//!   `max_bytes` is an error naming its largest column (`super::oversize`).
 //! - **Stopping.** When the cap is reached, the stream is dropped, the token is cancelled or the
 //!   time limit passes, the task sends `KILL QUERY <connection id>` from another pooled
 //!   connection, reads what the server still sends (bounded by [`GRACE`]), then rolls back.
@@ -33,7 +36,7 @@ use tokio_util::sync::CancellationToken;
 use super::convert::BatchBuilder;
 use super::errors::{self, StopReason};
 use super::open::Flavour;
-use super::types;
+use super::{oversize, types};
 
 /// How long the task waits, after `KILL QUERY`, for the server to end the statement (and for
 /// KILL itself) before giving up on the connection.
@@ -354,6 +357,9 @@ async fn stream_rows(
     };
     let mut builder = BatchBuilder::new(Arc::clone(&schema), kinds, job.batch_size);
     let mut rows: u64 = 0;
+    // Arrow bytes of the batches sent, against the byte cap.
+    let mut sent: usize = 0;
+    let budget = (job.max_bytes / 8).max(1);
     let mut terminal = Terminal::End;
     // Made once, not per row: a timer registered for every row costs more than the row.
     let cancelled = job.cancel.cancelled();
@@ -392,7 +398,12 @@ async fn stream_rows(
             Ok(Some(Err(e))) => {
                 // The server ended the result with an error: the result is consumed.
                 let health = health_after(&e);
-                return (health, report(&mut pending_schema, job.map(e, None)));
+                let error = if oversize::is_packet_too_large(&e) {
+                    oversize::packet_too_large(job.database(), rows + 1)
+                } else {
+                    job.map(e, None)
+                };
+                return (health, report(&mut pending_schema, error));
             }
             Ok(row) => {
                 if !send_schema(&mut pending_schema, &schema) {
@@ -413,6 +424,22 @@ async fn stream_rows(
                 }
             }
         };
+        // Rows the driver already buffered never wait: give other tasks (the caller's clock)
+        // a turn.
+        tokio::task::consume_budget().await;
+        let (size, widest) = oversize::row_size(&row);
+        if size > oversize::row_limit(job.max_bytes) {
+            terminal = Terminal::Error(oversize::row_too_large(
+                job.database(),
+                &schema,
+                rows + 1,
+                size,
+                widest,
+                job.max_bytes,
+            ));
+            stop = Some(StopReason::Done);
+            break;
+        }
         if let Err(message) = builder.append_row(&row) {
             terminal = Terminal::Error(DialectError::Unsupported {
                 database: job.database().to_owned(),
@@ -426,14 +453,19 @@ async fn stream_rows(
         }
         rows += 1;
         let capped = rows > job.max_rows;
-        let full = builder.rows() >= job.batch_size || builder.bytes() >= job.max_bytes;
-        if (capped || full)
-            && let Err(reason) = send_batch(job, &mut builder, batch_tx).await
-        {
-            stop = Some(reason);
-            break;
+        let full = builder.rows() >= job.batch_size || builder.bytes() >= budget;
+        if capped || full {
+            match send_batch(job, &mut builder, batch_tx).await {
+                Ok(bytes) => sent = sent.saturating_add(bytes),
+                Err(reason) => {
+                    stop = Some(reason);
+                    break;
+                }
+            }
         }
-        if capped {
+        // The reader keeps batches up to the byte cap and cuts at the first that passes it:
+        // it has that one now.
+        if capped || sent > job.max_bytes {
             stop = Some(StopReason::Done);
             break;
         }
@@ -494,12 +526,13 @@ fn report(pending: &mut Option<SchemaSender>, error: DialectError) -> Terminal {
     }
 }
 
-/// Sends the rows built so far, unless the statement must stop first.
+/// Sends the rows built so far, unless the statement must stop first, and waits until the
+/// reader has taken them: the Arrow bytes sent.
 async fn send_batch(
     job: &Job,
     builder: &mut BatchBuilder,
     batch_tx: &mpsc::Sender<Message>,
-) -> Result<(), StopReason> {
+) -> Result<usize, StopReason> {
     // A batch that cannot be assembled is an error for the reader, never a silent cut.
     let (item, failed) = match builder.finish() {
         Ok(batch) => (Ok(batch), false),
@@ -513,11 +546,20 @@ async fn send_batch(
             true,
         ),
     };
+    let bytes = item.as_ref().map_or(0, RecordBatch::get_array_memory_size);
     let sent = send_or_stop(job, batch_tx, item).await;
     if failed {
         return Err(StopReason::Done);
     }
-    sent
+    sent?;
+    // The next batch starts once the reader has this one, so while the reader holds what it
+    // kept, at most one more batch is being built.
+    tokio::select! {
+        biased;
+        () = job.cancel.cancelled() => Err(StopReason::Cancelled),
+        () = tokio::time::sleep_until(job.deadline) => Err(StopReason::Timeout(job.limit)),
+        room = batch_tx.reserve() => room.map(|_| bytes).map_err(|_| StopReason::Done),
+    }
 }
 
 /// Sends `item`, unless the statement must stop first.
