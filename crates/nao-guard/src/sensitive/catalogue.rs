@@ -78,12 +78,12 @@ pub(super) const POSTGRES: &[SensitiveEntry] = &[
         "shows user mappings for foreign servers, remote passwords included",
     ),
     relation(
-        "information_schema.user_mapping_options",
+        "user_mapping_options",
         PG,
         "shows user-mapping options, remote passwords included",
     ),
     relation(
-        "information_schema.foreign_server_options",
+        "foreign_server_options",
         PG,
         "shows foreign-server options, where some wrappers keep API keys and passwords",
     ),
@@ -249,7 +249,7 @@ pub(super) const MYSQL: &[SensitiveEntry] = &[
         "holds every account's password hash and privileges",
     ),
     relation("mysql.db", MY, GRANTS),
-    relation("mysql.host", MY, GRANTS),
+    relation("mysql.host", "MySQL 5.5", GRANTS),
     relation("mysql.tables_priv", MY, GRANTS),
     relation("mysql.columns_priv", MY, GRANTS),
     relation("mysql.procs_priv", MY, GRANTS),
