@@ -133,3 +133,48 @@ async fn help_and_version_print_no_password() {
         }
     }
 }
+
+/// `url` with the secret planted as its password, in the userinfo and as a query parameter;
+/// `None` when it has a password already (replacing it would fail for the wrong reason).
+fn planted(url: &str) -> Option<[String; 2]> {
+    let (scheme, rest) = url.split_once("://")?;
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let (user, host) = authority.rsplit_once('@').unwrap_or(("nao", authority));
+    if user.contains(':') {
+        return None;
+    }
+    let separator = if tail.contains('?') { '&' } else { '?' };
+    Some([
+        format!("{scheme}://{user}:{SECRET}@{host}{tail}"),
+        format!("{scheme}://{user}@{host}{tail}{separator}password={SECRET}"),
+    ])
+}
+
+#[tokio::test]
+async fn live_servers_never_echo_a_planted_password() {
+    // A server that trusts the login (as CI's do) opens, and the success path logs at trace
+    // level; one that checks the password refuses with its own error. Neither may show it.
+    for var in ["NAO_TEST_POSTGRES_URL", "NAO_TEST_MYSQL_URL"] {
+        let Ok(url) = std::env::var(var) else {
+            eprintln!("skipping: {var} is not set");
+            continue;
+        };
+        let Some(urls) = planted(&url) else {
+            eprintln!("skipping {var}: its URL has a password already");
+            continue;
+        };
+        for url in urls {
+            let database = format!("live={url}");
+            let args = [
+                "--database",
+                &database,
+                "--allow-privileged",
+                "--log-level",
+                "trace",
+            ];
+            let output = run(&args, None).await;
+            assert_no_secret(&output, &url);
+        }
+    }
+}
