@@ -23,8 +23,9 @@ DATABASES (at least one, or --demo, or NAO_DATABASE_URL):
                              (named by NAO_DATABASE_NAME, default `default`). Prefer the
                              environment for credentials: they are never logged or echoed.
     --set-role ROLE          Server databases: switch every connection to ROLE (SET ROLE)
-                             right after connecting, e.g. a read-only role granted to the
-                             login role; the privilege check then applies to ROLE.
+                             right after connecting. On PostgreSQL a privileged login then
+                             reads as the read-only ROLE; on MySQL/MariaDB a role only adds
+                             privileges, so log in as a read-only user there instead.
     --allow-privileged       Server databases: open even when the role can do more than read
                              (superuser, file access, signalling other sessions, write
                              grants). Without it such a role is refused, with the SQL for a
