@@ -147,7 +147,8 @@
 //! pass `max_bytes` (a reader keeps nothing past it). When it stops early (a cap, a dropped
 //! stream, the cancellation token, the time limit) the adapter sends `KILL QUERY <connection
 //! id>` from another pooled connection, reads what the server still sends (at most 5 s), and
-//! rolls back; a connection whose state is then unknown is closed rather than reused.
+//! rolls back; a connection whose state is then unknown, or that read a row over 1 MiB (the
+//! driver's buffers grew to its size), is closed rather than reused.
 //! Cancellation is [`DialectError::Cancelled`](nao_core::DialectError::Cancelled), the time
 //! limit (ours or the server's) [`DialectError::Timeout`](nao_core::DialectError::Timeout).
 //!

@@ -15,12 +15,13 @@
 //! - **Stopping.** When the cap is reached, the stream is dropped, the token is cancelled or the
 //!   time limit passes, the task sends `KILL QUERY <connection id>` from another pooled
 //!   connection, reads what the server still sends (bounded by [`GRACE`]), then rolls back.
-//!   A connection whose state is unknown (the drain or the rollback failed) is closed instead
-//!   of going back to the pool. The server's own limit (`max_statement_time` /
+//!   A connection whose state is unknown (the drain or the rollback failed), or that read a
+//!   row over [`KEEP_BUFFER`], is closed instead of going back to the pool. The server's own limit (`max_statement_time` /
 //!   `max_execution_time`) stops the statement even if this process dies.
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use arrow_array::RecordBatch;
@@ -41,6 +42,10 @@ use super::{oversize, types};
 /// How long the task waits, after `KILL QUERY`, for the server to end the statement (and for
 /// KILL itself) before giving up on the connection.
 const GRACE: Duration = Duration::from_secs(5);
+
+/// A connection that read a row larger than this is closed rather than pooled: the driver's
+/// read buffers grew to the row's size and would keep it while the connection is idle.
+const KEEP_BUFFER: usize = 1 << 20;
 
 /// What the adapter shares with its statement tasks.
 pub(super) struct Shared {
@@ -65,6 +70,8 @@ struct Job {
     max_rows: u64,
     max_bytes: usize,
     batch_size: usize,
+    /// The widest row read, in bytes (see [`KEEP_BUFFER`]).
+    widest_row: AtomicUsize,
 }
 
 impl Job {
@@ -125,6 +132,7 @@ pub(super) async fn execute(
         max_rows: options.max_rows,
         max_bytes: options.max_bytes,
         batch_size: options.batch_size.max(1),
+        widest_row: AtomicUsize::new(0),
     };
     let (schema_tx, schema_rx) = oneshot::channel();
     let (batch_tx, batch_rx) = mpsc::channel::<Message>(1);
@@ -198,7 +206,8 @@ async fn run(job: Job, mut schema_tx: SchemaSender, batch_tx: mpsc::Sender<Messa
 async fn finish(job: &Job, mut conn: Conn, health: Health) {
     if health == Health::Clean {
         match tokio::time::timeout(GRACE, conn.query_drop("ROLLBACK")).await {
-            Ok(Ok(())) => return,
+            Ok(Ok(())) if job.widest_row.load(Ordering::Relaxed) <= KEEP_BUFFER => return,
+            Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 tracing::debug!(database = job.database(), error = %e, "ROLLBACK failed; closing the connection")
             }
@@ -428,6 +437,7 @@ async fn stream_rows(
         // a turn.
         tokio::task::consume_budget().await;
         let (size, widest) = oversize::row_size(&row);
+        job.widest_row.fetch_max(size, Ordering::Relaxed);
         if size > oversize::row_limit(job.max_bytes) {
             terminal = Terminal::Error(oversize::row_too_large(
                 job.database(),
