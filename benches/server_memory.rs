@@ -61,6 +61,11 @@ const SHAPES: &[Shape] = &[
         mysql: Some("SELECT repeat('x', 10000000) AS v FROM seq_1_to_200"),
     },
     Shape {
+        label: "40 rows of 15 MB",
+        postgres: "SELECT repeat('x', 15000000) AS v FROM generate_series(1, 40)",
+        mysql: Some("SELECT repeat('x', 15000000) AS v FROM seq_1_to_40"),
+    },
+    Shape {
         label: "one 200 MB value",
         postgres: "SELECT repeat('x', 200000000) AS v",
         mysql: Some("SELECT repeat('x', 200000000) AS v"),
@@ -277,21 +282,19 @@ fn mysql_cleanup(rt: &tokio::runtime::Runtime, opts: mysql::Opts, name: &str) {
 // ---------------------------------------------------------------------------------------------
 // Timeouts under load.
 
-/// `CALLS` concurrent statements that outlive their time limit: how late each caller got its
-/// error, and the most connections of the role the server saw at once.
-fn postgres_timeouts(rt: &tokio::runtime::Runtime, admin: &pg::Client, url: &str, role: &str) {
-    const CALLS: usize = 100;
+/// `calls` concurrent statements that outlive their time limit: how late each caller got its
+/// answer (an error, or the rows read by the deadline), and the most connections of the role
+/// the server saw at once.
+fn postgres_timeouts(
+    rt: &tokio::runtime::Runtime,
+    db: &Arc<dyn Dialect>,
+    role: &str,
+    label: &str,
+    calls: usize,
+    sql: &str,
+) {
     const LIMIT: Duration = Duration::from_secs(3);
-    let config = pg::Config::from_str(url).expect("postgres url");
-    let db: Arc<dyn Dialect> = Arc::new(
-        rt.block_on(PostgresDialect::connect("pg", config))
-            .expect("postgres adapter"),
-    );
-    // Sleeps past the limit on the server; a CPU-bound tail keeps the server busy too.
-    let sql = ReadOnlySql::new_unchecked_allowing_writes(
-        "SELECT pg_sleep(10), (SELECT count(*) FROM generate_series(1, 3000000))",
-        SqlDialect::Postgres,
-    );
+    let sql = ReadOnlySql::new_unchecked_allowing_writes(sql, SqlDialect::Postgres);
     let most = Arc::new(AtomicI64::new(0));
     let overruns = rt.block_on(async {
         let sampler = {
@@ -315,46 +318,54 @@ fn postgres_timeouts(rt: &tokio::runtime::Runtime, admin: &pg::Client, url: &str
                 }
             })
         };
-        let calls = (0..CALLS).map(|_| {
-            let db = Arc::clone(&db);
+        let tasks = (0..calls).map(|_| {
+            let db = Arc::clone(db);
             let sql = sql.clone();
             tokio::spawn(async move {
-                let options = ExecOptions::default().with_timeout(LIMIT);
+                let options = ExecOptions::default()
+                    .with_timeout(LIMIT)
+                    .with_max_rows(10_000_000);
                 let started = Instant::now();
                 let result = db.query(&sql, &options).await;
-                (started.elapsed(), result.err())
+                (started.elapsed(), result)
             })
         });
-        let mut overruns = Vec::with_capacity(CALLS);
-        let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
+        let mut overruns = Vec::with_capacity(calls);
+        let mut kinds = std::collections::BTreeMap::<String, usize>::new();
         let mut other = None;
-        for call in futures_util::future::join_all(calls).await {
-            let (elapsed, error) = call.expect("call");
+        for call in futures_util::future::join_all(tasks).await {
+            let (elapsed, result) = call.expect("call");
             overruns.push(elapsed.saturating_sub(LIMIT));
-            let kind = error.as_ref().map_or("ok", |e| e.kind_code());
-            *kinds.entry(kind).or_default() += 1;
+            let kind = match &result {
+                Ok(r) => format!(
+                    "{} rows, {:?}",
+                    if r.row_count > 0 { "some" } else { "no" },
+                    r.truncation
+                ),
+                Err(e) => e.kind_code().to_owned(),
+            };
             if kind != "timeout" && other.is_none() {
-                other = error.map(|e| e.to_string());
+                other = result.err().map(|e| e.to_string());
             }
-        }
-        if let Some(other) = other {
-            println!("  an error other than a timeout: {other}");
+            *kinds.entry(kind).or_default() += 1;
         }
         sampler.abort();
-        println!("  outcomes: {kinds:?}");
+        if let Some(other) = other {
+            let cut: String = other.chars().take(160).collect();
+            println!("    an outcome other than a timeout: {cut}");
+        }
+        println!("    outcomes: {kinds:?}");
         overruns
     });
     let mut sorted = overruns;
     sorted.sort();
     println!(
-        "  postgres {CALLS} concurrent calls, {LIMIT:?} limit: overrun median {:.2?}, p90 {:.2?}, max {:.2?}; most server connections of the role at once: {}",
+        "  {label}: {calls} concurrent calls, {LIMIT:?} limit: overrun median {:.2?}, p90 {:.2?}, max {:.2?}; most server connections of the role at once: {}",
         sorted[sorted.len() / 2],
         sorted[sorted.len() * 9 / 10],
         sorted[sorted.len() - 1],
         most.load(Ordering::Relaxed)
     );
-    drop(db);
-    let _ = admin;
 }
 
 fn url_admin() -> String {
@@ -410,8 +421,32 @@ fn main() {
         }
     }
     if let Some((admin, url)) = &pg_role {
-        println!("\nTimeouts under load");
-        postgres_timeouts(&rt, admin, url, &name);
+        println!("\nTimeouts under load (PostgreSQL)");
+        let config = pg::Config::from_str(url).expect("postgres url");
+        let db: Arc<dyn Dialect> = Arc::new(
+            rt.block_on(PostgresDialect::connect("pg", config))
+                .expect("postgres adapter"),
+        );
+        // Statements that sleep past the limit on the server.
+        postgres_timeouts(
+            &rt,
+            &db,
+            &name,
+            "sleeping",
+            100,
+            "SELECT pg_sleep(10), (SELECT count(*) FROM generate_series(1, 3000000))",
+        );
+        // Statements that stream 20 KB rows (about 10 MB/s each) when the limit passes.
+        postgres_timeouts(
+            &rt,
+            &db,
+            &name,
+            "streaming",
+            8,
+            "SELECT g, repeat('x', 20000) AS v FROM generate_series(1, 1000000) g, \
+             LATERAL (SELECT pg_sleep(0.002 + 0 * g)) s",
+        );
+        drop(db);
         rt.block_on(admin.batch_execute(&format!(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '{name}'; \
              DROP ROLE IF EXISTS {name}"
