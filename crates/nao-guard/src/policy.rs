@@ -297,9 +297,7 @@ impl Policy {
         if self.host_columns().any(|c| c.applies_to(table)) {
             return Some(ColumnDenial::Policy);
         }
-        self.sensitive_columns()
-            .find(|e| e.covers_relation(table))
-            .map(ColumnDenial::Sensitive)
+        sensitive::refused_column_of(self, table).map(ColumnDenial::Sensitive)
     }
 
     /// Why the column `name` of one of `tables` is denied, if it is.
@@ -310,21 +308,11 @@ impl Policy {
         if host {
             return Some(ColumnDenial::Policy);
         }
-        self.sensitive_columns()
-            .find(|e| {
-                e.column().is_some_and(|c| c.eq_ignore_ascii_case(name))
-                    && tables.iter().any(|t| e.covers_relation(t))
-            })
-            .map(ColumnDenial::Sensitive)
+        sensitive::refused_column(self, name, tables).map(ColumnDenial::Sensitive)
     }
 
     fn host_columns(&self) -> impl Iterator<Item = &ColumnPattern> {
         self.denied_columns.iter().filter(|c| !c.builtin)
-    }
-
-    /// The built-in sensitive column entries this policy refuses.
-    fn sensitive_columns(&self) -> impl Iterator<Item = &'static SensitiveEntry> + '_ {
-        SensitiveEntry::all().filter(|e| e.column().is_some() && self.refuses_sensitive(e))
     }
 
     /// Whether the host allowed this function by name (`parts` lower-cased, outermost first).

@@ -26,6 +26,9 @@
 
 mod catalogue;
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use sqlparser::ast::Statement;
 
 use crate::{Policy, TableName};
@@ -165,10 +168,11 @@ impl SensitiveEntry {
         }
     }
 
-    /// Whether this relation or column entry is about the relation `table`.
-    pub(crate) fn covers_relation(&self, table: &TableName) -> bool {
+    /// Whether this relation or column entry is about the relation whose name has these parts
+    /// ([`segments`]).
+    pub(crate) fn covers_relation(&self, parts: &[&str]) -> bool {
         self.relation()
-            .is_some_and(|pattern| relation_matches(pattern, &segments(table)))
+            .is_some_and(|pattern| relation_matches(pattern, parts))
     }
 
     /// Whether `allowed` (normalized) names this entry, or the relation of this column entry.
@@ -223,15 +227,69 @@ fn word_matches(pattern: &str, word: &str) -> bool {
     }
 }
 
+/// The entries by the word a name ends with, built once, so that a table or a column costs a
+/// look-up rather than a scan of the whole list.
+#[derive(Debug, Default)]
+struct Index {
+    /// Relation entries by their last word, lower case.
+    relations: HashMap<String, Vec<&'static SensitiveEntry>>,
+    /// Relation entries whose last word is a prefix (`x$*`) or a whole schema (`*`).
+    prefixed: Vec<&'static SensitiveEntry>,
+    /// Column entries by the column, lower case.
+    columns: HashMap<String, Vec<&'static SensitiveEntry>>,
+    /// Column entries by their relation's last word, lower case.
+    column_relations: HashMap<String, Vec<&'static SensitiveEntry>>,
+}
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index = Index::default();
+        for entry in SensitiveEntry::all() {
+            let Some(relation) = entry.relation() else {
+                continue;
+            };
+            let last = relation.rsplit('.').next().unwrap_or(relation);
+            match entry.column() {
+                Some(column) => {
+                    index.columns.entry(column.into()).or_default().push(entry);
+                    let by_relation = index.column_relations.entry(last.into());
+                    by_relation.or_default().push(entry);
+                }
+                None if last.ends_with('*') => index.prefixed.push(entry),
+                None => index.relations.entry(last.into()).or_default().push(entry),
+            }
+        }
+        index
+    })
+}
+
+/// The relation entries that match a name given as its parts.
+fn relations_for<'p>(parts: &'p [&str]) -> impl Iterator<Item = &'static SensitiveEntry> + 'p {
+    let index = index();
+    let last = parts
+        .last()
+        .map(|w| w.to_ascii_lowercase())
+        .unwrap_or_default();
+    index
+        .relations
+        .get(&last)
+        .into_iter()
+        .flatten()
+        .chain(&index.prefixed)
+        .copied()
+        .filter(|e| relation_matches(e.name, parts))
+}
+
 /// The relation entry that covers a table name, among those the policy refuses.
 pub(crate) fn refused_relation(
     policy: &Policy,
     table: &TableName,
 ) -> Option<&'static SensitiveEntry> {
-    let parts = segments(table);
-    SensitiveEntry::all().find(|e| {
-        e.rule == Rule::Relation && relation_matches(e.name, &parts) && policy.refuses_sensitive(e)
-    })
+    if policy.sensitive_allowed {
+        return None;
+    }
+    relations_for(&segments(table)).find(|e| policy.refuses_sensitive(e))
 }
 
 /// The relation entry for a table name as a rejection prints it (`"pg_catalog"."pg_authid"`),
@@ -241,7 +299,44 @@ pub(crate) fn relation_for_written(written: &str) -> Option<&'static SensitiveEn
         .split('.')
         .map(|p| p.trim_matches(|c| matches!(c, '"' | '`' | '[' | ']' | '\'')))
         .collect();
-    SensitiveEntry::all().find(|e| e.rule == Rule::Relation && relation_matches(e.name, &parts))
+    relations_for(&parts).next()
+}
+
+/// The first sensitive column of `table` that the policy refuses.
+pub(crate) fn refused_column_of(
+    policy: &Policy,
+    table: &TableName,
+) -> Option<&'static SensitiveEntry> {
+    if policy.sensitive_allowed {
+        return None;
+    }
+    let parts = segments(table);
+    let last = parts.last()?.to_ascii_lowercase();
+    index()
+        .column_relations
+        .get(&last)?
+        .iter()
+        .copied()
+        .find(|e| e.covers_relation(&parts) && policy.refuses_sensitive(e))
+}
+
+/// The sensitive column entry for the column `name` of one of `tables`, among those the policy
+/// refuses.
+pub(crate) fn refused_column(
+    policy: &Policy,
+    name: &str,
+    tables: &[&TableName],
+) -> Option<&'static SensitiveEntry> {
+    if policy.sensitive_allowed {
+        return None;
+    }
+    index()
+        .columns
+        .get(&name.to_ascii_lowercase())?
+        .iter()
+        .copied()
+        .filter(|e| policy.refuses_sensitive(e))
+        .find(|e| tables.iter().any(|t| e.covers_relation(&segments(t))))
 }
 
 /// Words after which a `SHOW` names a table or a pattern, not a setting (`SHOW INDEX FROM t`,
@@ -253,6 +348,9 @@ pub(crate) fn refused_statement(
     policy: &Policy,
     statement: &Statement,
 ) -> Option<&'static SensitiveEntry> {
+    if policy.sensitive_allowed {
+        return None;
+    }
     let words: Vec<&str> = match statement {
         Statement::ShowVariable { variable } => variable.iter().map(|i| i.value.as_str()).collect(),
         Statement::ShowProcessList { .. } => Vec::new(),

@@ -264,6 +264,8 @@ fn names_are_unique_findable_and_explained() {
                 "{relation}"
             );
             assert_eq!(relation, relation.to_ascii_lowercase());
+            // The index files columns under their relation's exact last word.
+            assert!(entry.column().is_none() || stars == 0, "{}", entry.name());
         }
     }
     assert_eq!(
