@@ -27,6 +27,9 @@ pub enum FunctionClass {
     Unknown,
     /// Denied by name in the host's [`Policy`](crate::Policy).
     DeniedByPolicy,
+    /// Reads settings or variables where deployments keep credentials (DuckDB's
+    /// `duckdb_settings()`, `current_setting(…)` of a secret-looking or computed name).
+    Secrets,
 }
 
 impl FunctionClass {
@@ -42,6 +45,7 @@ impl FunctionClass {
             FunctionClass::Administrative => "administrative",
             FunctionClass::Unknown => "unknown",
             FunctionClass::DeniedByPolicy => "denied_by_policy",
+            FunctionClass::Secrets => "secrets",
         }
     }
 
@@ -57,6 +61,7 @@ impl FunctionClass {
             FunctionClass::Administrative => "administers the server",
             FunctionClass::Unknown => "is not a known side-effect-free built-in",
             FunctionClass::DeniedByPolicy => "is denied by this deployment's policy",
+            FunctionClass::Secrets => "reads settings or variables that may hold credentials",
         }
     }
 }
@@ -360,7 +365,10 @@ impl Rejection {
                          qualified references provable); instead of a cast to a user-defined \
                          type, compare with a plain literal (status = 'shipped' needs no cast)"
                     }
-                    _ => "Remove it; only columns and side-effect-free expressions are allowed",
+                    _ => {
+                        "Remove it; if you meant a column of that name, write it without the \
+                         table qualifier (an unqualified name is always a column)"
+                    }
                 };
                 format!(
                     "{written}{at} is not allowed: the engine runs it as {call}, which {}. \

@@ -6,8 +6,8 @@ use std::ops::ControlFlow;
 use sqlparser::ast::{
     AccessExpr, BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident,
     JoinConstraint, JoinOperator, JsonPath, JsonPathElem, ObjectName, PipeOperator, Query, Select,
-    SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Spanned, Statement, TableFactor,
-    TableWithJoins, TypedString, Visit, Visitor,
+    SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Spanned, Statement, TableAlias,
+    TableFactor, TableWithJoins, TypedString, Visit, Visitor,
 };
 use sqlparser::tokenizer::Span;
 
@@ -382,9 +382,80 @@ impl<'p> Walker<'p> {
         }
         if !allowed {
             let name = table.to_string();
-            return self.reject(RejectKind::TableNotAllowed { name }, at);
+            let kind = match self.policy.sensitive_relation(&table) {
+                Some(entry) => RejectKind::Sensitive { name, entry },
+                None => RejectKind::TableNotAllowed { name },
+            };
+            return self.reject(kind, at);
         }
         ControlFlow::Continue(())
+    }
+
+    /// `current_setting('name')` reads a setting: refused when the setting is one where
+    /// deployments keep secrets (the rules of `SHOW name`), or when the name is computed.
+    fn check_setting_read(&mut self, function: &sqlparser::ast::Function) -> ControlFlow<()> {
+        let is_setting_read = matches!(function.name.0.as_slice(), [.., last]
+            if last.as_ident().is_some_and(|i| i.value.eq_ignore_ascii_case("current_setting")));
+        if !is_setting_read {
+            return ControlFlow::Continue(());
+        }
+        let at = position(function.name.span());
+        let written = function.to_string();
+        let name = match &function.args {
+            FunctionArguments::List(list) => match list.args.first() {
+                Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(value)))) => {
+                    value.value.clone().into_string()
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(name) = name else {
+            let kind = RejectKind::Function {
+                name: written,
+                class: FunctionClass::Secrets,
+            };
+            return self.reject(kind, at);
+        };
+        let show = Statement::ShowVariable {
+            variable: name.split('.').map(Ident::new).collect(),
+        };
+        match crate::sensitive::refused_statement(self.policy, &show) {
+            Some(entry) => self.reject(
+                RejectKind::Sensitive {
+                    name: written,
+                    entry,
+                },
+                at,
+            ),
+            None => ControlFlow::Continue(()),
+        }
+    }
+
+    /// `FROM ONLY t`: PostgreSQL and DuckDB read the table `t`, other parsers a table named
+    /// `ONLY` with the alias `t`; the guard would check the wrong table, so it refuses.
+    fn check_only_keyword(
+        &mut self,
+        name: &ObjectName,
+        alias: Option<&TableAlias>,
+    ) -> ControlFlow<()> {
+        let [part] = name.0.as_slice() else {
+            return ControlFlow::Continue(());
+        };
+        let is_only = part
+            .as_ident()
+            .is_some_and(|i| i.quote_style.is_none() && i.value.eq_ignore_ascii_case("only"));
+        match alias {
+            Some(alias) if is_only && !alias.explicit => {
+                let message = format!(
+                    "`FROM ONLY {}` is read as the table {} by some engines and as a table named \
+                     ONLY by others; write `FROM {}` without ONLY",
+                    alias.name, alias.name, alias.name
+                );
+                self.reject(RejectKind::Parse { message }, position(name.span()))
+            }
+            _ => ControlFlow::Continue(()),
+        }
     }
 
     /// `TABLE t` (alone or in a set operation) names a table without the relation hook.
@@ -576,6 +647,7 @@ impl Visitor for Walker<'_> {
                 ..
             } => {
                 self.check_table_hints(with_hints)?;
+                self.check_only_keyword(name, alias.as_ref())?;
                 if let Some(args) = args {
                     self.table_function_name = Some(addr(name));
                     if is_table_wrapper(name, &args.args) {
@@ -587,6 +659,12 @@ impl Visitor for Walker<'_> {
                 if !self.scopes.is_cte(name) {
                     self.columns
                         .table_alias(name, alias.as_ref().map(|a| &a.name));
+                    // `FROM t AS a(c1, c2, …)` renames the table's columns by position, so a
+                    // restricted column can be read under another name: like `a.*`.
+                    if let Some(alias) = alias.as_ref().filter(|a| !a.columns.is_empty()) {
+                        let qualifier = ObjectName::from(vec![alias.name.clone()]);
+                        self.columns.wildcard(Some(&qualifier));
+                    }
                 }
             }
             TableFactor::Function { name, .. } => return self.check_function(name),
@@ -624,6 +702,11 @@ impl Visitor for Walker<'_> {
                     return ControlFlow::Continue(());
                 }
                 self.check_function_args(&function.args);
+                if is_columns_expression(&function.name) {
+                    // DuckDB/ClickHouse `COLUMNS('regex')` selects columns by pattern: like `*`.
+                    self.columns.wildcard(None);
+                }
+                self.check_setting_read(function)?;
                 self.check_function(&function.name)
             }
             Expr::BinaryOp {
@@ -719,4 +802,10 @@ fn join_idents(parts: &[Ident]) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(".")
+}
+
+/// `COLUMNS(…)`, the star expression of DuckDB and ClickHouse.
+fn is_columns_expression(name: &ObjectName) -> bool {
+    matches!(name.0.as_slice(), [part]
+        if part.as_ident().is_some_and(|i| i.value.eq_ignore_ascii_case("columns")))
 }

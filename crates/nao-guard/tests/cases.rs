@@ -48,6 +48,7 @@ const FUNCTION_CLASSES: &[&str] = &[
     "administrative",
     "unknown",
     "denied_by_policy",
+    "secrets",
 ];
 
 const KINDS: &[&str] = &["query", "explain", "introspection"];

@@ -6,12 +6,15 @@
 //! File and remote readers (`read_*`, `*_scan`, `parquet_*`, `glob`, `query`, `*_query`) are
 //! denied, as are `duckdb_secrets()`/`which_secret()` (credential metadata) and `getenv`.
 
-use crate::FunctionClass::{self, FileAccess};
+use crate::FunctionClass::{self, FileAccess, Secrets};
 
 /// Denied in DuckDB (and the generic dialects) only: `glob` lists server files here but is a
-/// pattern match in SQLite.
+/// pattern match in SQLite; `duckdb_settings()` shows secret settings (`http_proxy_password`,
+/// S3 keys) in clear and `duckdb_variables()` the values of `SET VARIABLE`.
 #[rustfmt::skip]
 pub(super) const DENIED: &[(&str, FunctionClass)] = &[
+    ("duckdb_settings", Secrets),
+    ("duckdb_variables", Secrets),
     ("glob", FileAccess),
 ];
 
@@ -39,8 +42,8 @@ pub(super) const DUCKDB: &[&str] = &[
     "dayofyear", "decade", "divide", "duckdb_columns", "duckdb_constraints", "duckdb_databases",
     "duckdb_dependencies", "duckdb_extensions", "duckdb_functions", "duckdb_indexes",
     "duckdb_keywords", "duckdb_memory", "duckdb_optimizers", "duckdb_schemas", "duckdb_sequences",
-    "duckdb_settings", "duckdb_tables", "duckdb_temporary_files", "duckdb_types",
-    "duckdb_variables", "duckdb_views", "editdist3", "element_at", "ends_with", "entropy", "epoch",
+    "duckdb_tables", "duckdb_temporary_files", "duckdb_types",
+    "duckdb_views", "editdist3", "element_at", "ends_with", "entropy", "epoch",
     "epoch_ms", "epoch_ns", "epoch_us", "era", "error", "even", "factorial", "favg", "fdiv",
     "fill", "first", "flatten", "fmod", "format", "format_bytes", "formatreadabledecimalsize",
     "formatreadablesize", "from_base64", "from_binary", "from_hex", "from_json",

@@ -204,7 +204,7 @@ fn one_switch_allows_everything_and_turns_back() {
 fn the_allowlist_does_not_lift_a_sensitive_relation() {
     let policy = Policy::default().allow_table("pg_authid");
     let refused = check("SELECT * FROM pg_authid", SqlDialect::Postgres, &policy).unwrap_err();
-    assert_eq!(refused.kind().code(), "table_not_allowed");
+    assert_eq!(refused.kind().code(), "sensitive");
     assert!(
         policy
             .sensitive_relation(&TableName::new(["pg_authid"]))
