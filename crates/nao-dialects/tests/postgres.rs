@@ -8,9 +8,10 @@
 #![cfg(feature = "postgres")]
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
+mod support;
+
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
@@ -23,97 +24,18 @@ use nao_core::render::Truncation;
 use nao_core::{Dialect, DialectError, DialectExt, ExecOptions, TableFilter, TableKind, TableRef};
 use nao_dialects::OpenOptions;
 use nao_dialects::conformance::{self, FIXTURE_STATEMENTS};
-use nao_dialects::postgres::driver::{Client, Config, NoTls};
+use nao_dialects::postgres::driver::Config;
 use nao_dialects::postgres::{PostgresDialect, TlsMode, TlsSettings};
+use support::postgres::{READER, Sandbox, server_url};
 use tokio_util::sync::CancellationToken;
 
-const URL_VAR: &str = "NAO_TEST_POSTGRES_URL";
-
-fn server_url() -> Option<String> {
-    let url = std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty());
-    if url.is_none() {
-        eprintln!("{URL_VAR} is not set: skipping this PostgreSQL test");
-    }
-    url
-}
-
-async fn connect_admin(url: &str) -> Client {
-    let config = Config::from_str(url).unwrap();
-    let (client, connection) = config
-        .connect(NoTls)
-        .await
-        .unwrap_or_else(|e| panic!("{URL_VAR} is set but the server is unreachable: {e}"));
-    tokio::spawn(connection);
-    client
-}
-
-/// A schema and a least-privilege role of one test, dropped on drop.
-struct Sandbox {
-    url: String,
-    schema: String,
-    role: String,
-    admin: Client,
-}
-
+/// What only this file asks of the sandbox.
 impl Sandbox {
-    /// Creates the schema and the role; tables the admin creates in the schema later are
-    /// readable by the role (default privileges), and unqualified names resolve to the schema.
-    async fn new(url: String, label: &str) -> Sandbox {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos();
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let suffix = format!("{label}_{}_{n}_{nanos:x}", std::process::id());
-        let schema = format!("nao_test_{suffix}");
-        let role = format!("nao_ro_{suffix}");
-        let admin = connect_admin(&url).await;
-        admin
-            .batch_execute(&format!(
-                "CREATE SCHEMA {schema};
-                 CREATE ROLE {role} LOGIN;
-                 GRANT USAGE ON SCHEMA {schema} TO {role};
-                 ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT SELECT ON TABLES TO {role};
-                 ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT SELECT ON SEQUENCES TO {role};
-                 ALTER ROLE {role} SET search_path = {schema};
-                 SET search_path = {schema};"
-            ))
-            .await
-            .unwrap();
-        Sandbox {
-            url,
-            schema,
-            role,
-            admin,
-        }
-    }
-
-    async fn admin(&self, sql: &str) {
-        self.admin
-            .batch_execute(sql)
-            .await
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
-    }
-
+    /// The conformance fixture, readable by the role.
     async fn fixture(&self) {
         for statement in FIXTURE_STATEMENTS {
             self.admin(statement).await;
         }
-    }
-
-    /// The role's connection settings.
-    fn role_config(&self) -> Config {
-        let mut config = Config::from_str(&self.url).unwrap();
-        config.user(&self.role);
-        config
-    }
-
-    /// The adapter, connected as the least-privilege role.
-    async fn adapter(&self) -> PostgresDialect {
-        PostgresDialect::connect("pg", self.role_config())
-            .await
-            .unwrap()
     }
 
     /// How many of the role's sessions are running a statement (or sit in a transaction).
@@ -144,38 +66,6 @@ impl Sandbox {
 
     async fn count(&self, sql: &str) -> i64 {
         self.admin.query_one(sql, &[]).await.unwrap().get(0)
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let url = self.url.clone();
-        let cleanup = format!(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '{role}';
-             DROP SCHEMA IF EXISTS {schema} CASCADE;
-             DROP OWNED BY {role};
-             DROP ROLE IF EXISTS {role};",
-            role = self.role,
-            schema = self.schema
-        );
-        // A thread of its own: this may run inside the test's runtime.
-        let done = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async {
-                let admin = connect_admin(&url).await;
-                admin.batch_execute(&cleanup).await
-            })
-        })
-        .join();
-        if !matches!(done, Ok(Ok(()))) {
-            eprintln!(
-                "cleanup of {} / {} failed: {done:?}",
-                self.schema, self.role
-            );
-        }
     }
 }
 
@@ -211,7 +101,7 @@ fn arrow_select_concat(schema: &arrow_schema::SchemaRef, batches: &[RecordBatch]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn conformance_as_a_least_privilege_role() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "conf").await;
+    let sandbox = Sandbox::new(&url, "conf", READER).await;
     sandbox.fixture().await;
     let db = sandbox.adapter().await;
     assert_eq!(db.sql_dialect(), SqlDialect::Postgres);
@@ -222,7 +112,7 @@ async fn conformance_as_a_least_privilege_role() {
 #[tokio::test(flavor = "current_thread")]
 async fn conformance_holds_on_a_single_threaded_runtime() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "single").await;
+    let sandbox = Sandbox::new(&url, "single", READER).await;
     sandbox.fixture().await;
     let db = sandbox.adapter().await;
     conformance::timeout_stops_a_slow_query(&db).await;
@@ -233,7 +123,7 @@ async fn conformance_holds_on_a_single_threaded_runtime() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_past_the_guard_are_refused_and_change_nothing() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "writes").await;
+    let sandbox = Sandbox::new(&url, "writes", READER).await;
     sandbox.fixture().await;
     sandbox
         .admin("CREATE SEQUENCE nao_seq; CREATE TABLE nao_other (x int)")
@@ -348,7 +238,7 @@ async fn even_a_superuser_connection_cannot_write_server_files() {
     // statements that return no rows before they run. Production should still use a
     // least-privilege role.
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url.clone(), "superuser").await;
+    let sandbox = Sandbox::new(&url, "superuser", READER).await;
     sandbox.fixture().await;
     let mut config = Config::from_str(&url).unwrap();
     config.options(format!("-c search_path={}", sandbox.schema));
@@ -387,7 +277,7 @@ async fn even_a_superuser_connection_cannot_write_server_files() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_listed_type_maps_exactly() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "types").await;
+    let sandbox = Sandbox::new(&url, "types", READER).await;
     sandbox
         .admin(
             r#"
@@ -650,7 +540,7 @@ async fn every_listed_type_maps_exactly() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unmapped_types_come_back_as_text_with_a_note() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "cast").await;
+    let sandbox = Sandbox::new(&url, "cast", READER).await;
     let db = sandbox.adapter().await;
     let batch = query_one_batch(
         &db,
@@ -707,7 +597,7 @@ async fn unmapped_types_come_back_as_text_with_a_note() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_million_rows_stop_at_the_cap_and_leave_nothing_running() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "cap").await;
+    let sandbox = Sandbox::new(&url, "cap", READER).await;
     let db = sandbox.adapter().await;
     let sql = checked("SELECT n, n % 7 AS r FROM (SELECT generate_series(1, 10000000) AS n) AS s");
     let started = Instant::now();
@@ -754,7 +644,7 @@ async fn ten_million_rows_stop_at_the_cap_and_leave_nothing_running() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timeouts_and_cancellation_send_real_cancel_requests() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "cancel").await;
+    let sandbox = Sandbox::new(&url, "cancel", READER).await;
     let db = sandbox.adapter().await;
     // The guard refuses pg_sleep; it stands for any slow statement here.
     let slow = unchecked("SELECT pg_sleep(60) AS slept");
@@ -806,7 +696,7 @@ async fn timeouts_and_cancellation_send_real_cancel_requests() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn errors_keep_their_sqlstate_and_kind() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "errors").await;
+    let sandbox = Sandbox::new(&url, "errors", READER).await;
     sandbox.fixture().await;
     sandbox
         .admin("CREATE TABLE secret (x int); REVOKE ALL ON secret FROM PUBLIC")
@@ -847,7 +737,7 @@ async fn errors_keep_their_sqlstate_and_kind() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn introspection_respects_schema_filter_privileges_and_comments() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "intro").await;
+    let sandbox = Sandbox::new(&url, "intro", READER).await;
     sandbox.fixture().await;
     sandbox
         .admin(&format!(
@@ -932,7 +822,7 @@ async fn introspection_respects_schema_filter_privileges_and_comments() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_pool_serves_concurrent_queries_and_keeps_few_connections() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "pool").await;
+    let sandbox = Sandbox::new(&url, "pool", READER).await;
     let db = std::sync::Arc::new(sandbox.adapter().await);
     let tasks: Vec<_> = (0..8)
         .map(|i| {
@@ -1014,7 +904,7 @@ async fn unreachable_servers_are_connection_errors_without_the_password() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connected_adapter_never_shows_its_password() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "secret").await;
+    let sandbox = Sandbox::new(&url, "secret", READER).await;
     // Trust authentication on the test server accepts any password; the URL still carries one.
     let config = sandbox.role_config();
     let host = match &config.get_hosts()[0] {

@@ -7,91 +7,21 @@
 #![cfg(feature = "postgres")]
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
-use std::str::FromStr;
-use std::time::{SystemTime, UNIX_EPOCH};
+mod support;
 
 use nao_core::guard::{FunctionClass, Policy, RejectKind, SqlDialect, check};
 use nao_core::{DialectError, DialectExt, ExecOptions};
-use nao_dialects::postgres::PostgresDialect;
-use nao_dialects::postgres::driver::{Client, Config, NoTls};
+use support::postgres::{Sandbox, connect_admin, server_url};
 
-const URL_VAR: &str = "NAO_TEST_POSTGRES_URL";
-
-fn server_url() -> Option<String> {
-    let url = std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty());
-    if url.is_none() {
-        eprintln!("{URL_VAR} is not set: skipping this PostgreSQL test");
-    }
-    url
-}
-
-async fn connect_admin(url: &str) -> Client {
-    let (client, connection) = Config::from_str(url)
-        .unwrap()
-        .connect(NoTls)
-        .await
-        .unwrap_or_else(|e| panic!("{URL_VAR} is set but the server is unreachable: {e}"));
-    tokio::spawn(connection);
-    client
-}
-
-/// A schema with a table and a user-defined function on its rows, and a role that may read
-/// the table; dropped by `drop`.
-struct Sandbox {
-    admin: Client,
-    schema: String,
-    role: String,
-    url: String,
-}
-
-impl Sandbox {
-    async fn new(url: String) -> Sandbox {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos();
-        let suffix = format!("{}_{nanos:x}", std::process::id());
-        let schema = format!("nao_attr_{suffix}");
-        let role = format!("nao_attr_ro_{suffix}");
-        let admin = connect_admin(&url).await;
-        admin
-            .batch_execute(&format!(
-                "CREATE SCHEMA {schema};
-                 CREATE TABLE {schema}.t (id int, name text);
-                 INSERT INTO {schema}.t VALUES (1, 'a');
-                 CREATE FUNCTION {schema}.touch(r {schema}.t) RETURNS text
-                   LANGUAGE plpgsql AS $$ BEGIN RETURN 'called'; END $$;
-                 CREATE ROLE {role} LOGIN;
-                 GRANT USAGE ON SCHEMA {schema} TO {role};
-                 GRANT SELECT ON {schema}.t TO {role};
-                 ALTER ROLE {role} SET search_path = {schema};"
-            ))
-            .await
-            .unwrap();
-        Sandbox {
-            admin,
-            schema,
-            role,
-            url,
-        }
-    }
-
-    async fn adapter(&self) -> PostgresDialect {
-        let mut config = Config::from_str(&self.url).unwrap();
-        config.user(&self.role);
-        PostgresDialect::connect("pg", config).await.unwrap()
-    }
-
-    async fn drop(self) {
-        let _ = self
-            .admin
-            .batch_execute(&format!(
-                "DROP SCHEMA IF EXISTS {} CASCADE; DROP ROLE IF EXISTS {};",
-                self.schema, self.role
-            ))
-            .await;
-    }
-}
+/// A table and a user-defined function on its rows; the role may read the table.
+const TABLE_AND_FUNCTION: &str = "
+    CREATE TABLE {schema}.t (id int, name text);
+    INSERT INTO {schema}.t VALUES (1, 'a');
+    CREATE FUNCTION {schema}.touch(r {schema}.t) RETURNS text
+      LANGUAGE plpgsql AS $$ BEGIN RETURN 'called'; END $$;
+    GRANT USAGE ON SCHEMA {schema} TO {role};
+    GRANT SELECT ON {schema}.t TO {role};
+    ALTER ROLE {role} SET search_path = {schema};";
 
 /// The findings of the security review, each refused by the guard before anything runs; and
 /// the server really does run that notation as a call (so the class is real, not theoretical).
@@ -143,7 +73,7 @@ async fn the_reported_attribute_calls_are_refused() {
 #[tokio::test]
 async fn user_functions_on_base_tables_are_refused_by_the_catalogue_check() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url).await;
+    let sandbox = Sandbox::new(&url, "attr", TABLE_AND_FUNCTION).await;
     let db = sandbox.adapter().await;
     let policy = Policy::default();
     let schema = &sandbox.schema;
@@ -174,7 +104,7 @@ async fn user_functions_on_base_tables_are_refused_by_the_catalogue_check() {
         let result = db.query(&checked, &options).await.unwrap();
         assert_eq!(result.row_count, 1, "{sql}");
     }
-    sandbox.drop().await;
+    drop(sandbox);
 }
 
 /// Every function of the live catalogue, in attribute notation: a denied one is refused with

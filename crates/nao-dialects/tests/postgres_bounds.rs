@@ -10,91 +10,37 @@
 #![cfg(feature = "postgres")]
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
-use std::str::FromStr;
+mod support;
+
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
 
 use arrow_array::RecordBatch;
 use futures_util::StreamExt;
 use nao_core::guard::{ReadOnlySql, SqlDialect};
 use nao_core::render::Truncation;
 use nao_core::{Dialect, DialectError, DialectExt, ExecOptions};
-use nao_dialects::postgres::PostgresDialect;
-use nao_dialects::postgres::driver::{Client, Config, NoTls};
+use nao_dialects::postgres::{PostgresDialect, TlsMode, TlsSettings};
+use support::postgres::{Sandbox, connect_admin, server_url};
 
-const URL_VAR: &str = "NAO_TEST_POSTGRES_URL";
+/// The role may use the schema and nothing more, and open at most 40 sessions, so a pool that
+/// ignored its cap fails here instead of taking every connection slot of the shared server.
+const CAPPED_ROLE: &str = "
+    ALTER ROLE {role} CONNECTION LIMIT 40;
+    GRANT USAGE ON SCHEMA {schema} TO {role};
+    ALTER ROLE {role} SET search_path = {schema};";
 
-fn server_url() -> Option<String> {
-    let url = std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty());
-    if url.is_none() {
-        eprintln!("{URL_VAR} is not set: skipping this PostgreSQL test");
-    }
-    url
-}
-
-async fn connect_admin(url: &str) -> Client {
-    let (client, connection) = Config::from_str(url)
-        .unwrap()
-        .connect(NoTls)
-        .await
-        .unwrap_or_else(|e| panic!("{URL_VAR} is set but the server is unreachable: {e}"));
-    tokio::spawn(connection);
-    client
-}
-
-/// A schema and a login role of one test, dropped on drop. The role may open at most
-/// [`ROLE_CONNECTION_LIMIT`] sessions, so a pool that ignored its cap fails here instead of
-/// taking every connection slot of the shared server.
-struct Sandbox {
-    url: String,
-    schema: String,
-    role: String,
-    admin: Client,
-}
-
-const ROLE_CONNECTION_LIMIT: i64 = 40;
-
+/// What only this file asks of the sandbox.
 impl Sandbox {
-    async fn new(url: String, label: &str) -> Sandbox {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos();
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let suffix = format!("{label}_{}_{n}_{nanos:x}", std::process::id());
-        let schema = format!("nao_bounds_{suffix}");
-        let role = format!("nao_bounds_ro_{suffix}");
-        let admin = connect_admin(&url).await;
-        admin
-            .batch_execute(&format!(
-                "CREATE SCHEMA {schema};
-                 CREATE ROLE {role} LOGIN CONNECTION LIMIT {ROLE_CONNECTION_LIMIT};
-                 GRANT USAGE ON SCHEMA {schema} TO {role};
-                 ALTER ROLE {role} SET search_path = {schema};"
-            ))
-            .await
-            .unwrap();
-        Sandbox {
-            url,
-            schema,
-            role,
-            admin,
-        }
-    }
-
     /// The adapter as the role, with TLS `sslmode` (`disable` or `require`: the two ways the
     /// adapter reads the server's bytes).
-    async fn adapter(&self, sslmode: &str) -> PostgresDialect {
-        let mut config = Config::from_str(&self.url).unwrap();
-        config.user(&self.role);
+    async fn adapter_sslmode(&self, sslmode: &str) -> PostgresDialect {
         let tls = match sslmode {
-            "require" => nao_dialects::postgres::TlsMode::Require,
-            _ => nao_dialects::postgres::TlsMode::Disable,
+            "require" => TlsMode::Require,
+            _ => TlsMode::Disable,
         };
-        let settings = nao_dialects::postgres::TlsSettings::new(tls);
-        PostgresDialect::connect_with_tls("pg", config, &settings)
+        PostgresDialect::connect_with_tls("pg", self.role_config(), &TlsSettings::new(tls))
             .await
             .unwrap()
     }
@@ -109,31 +55,6 @@ impl Sandbox {
             .await
             .unwrap()
             .get(0)
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let url = self.url.clone();
-        let cleanup = format!(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '{role}';
-             DROP SCHEMA IF EXISTS {schema} CASCADE;
-             DROP ROLE IF EXISTS {role};",
-            role = self.role,
-            schema = self.schema
-        );
-        // A thread and runtime of its own: this may run inside the test's runtime.
-        let done = std::thread::spawn(move || {
-            tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap()
-                .block_on(async { connect_admin(&url).await.batch_execute(&cleanup).await })
-        })
-        .join();
-        if !matches!(done, Ok(Ok(()))) {
-            eprintln!("cleanup of {} failed: {done:?}", self.role);
-        }
     }
 }
 
@@ -152,9 +73,9 @@ fn capped(bytes: usize) -> ExecOptions {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_value_larger_than_the_byte_cap_is_a_clear_error() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "value").await;
+    let sandbox = Sandbox::new(&url, "value", CAPPED_ROLE).await;
     for sslmode in ["disable", "require"] {
-        let db = sandbox.adapter(sslmode).await;
+        let db = sandbox.adapter_sslmode(sslmode).await;
         for (text, column) in [
             ("SELECT 1 AS id, repeat('x', 20000000) AS big", "big"),
             ("SELECT array_fill(7, ARRAY[3000000]) AS numbers", "numbers"),
@@ -201,8 +122,8 @@ async fn a_value_larger_than_the_byte_cap_is_a_clear_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wide_rows_fill_the_byte_cap_in_batches_that_fit_it() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "wide").await;
-    let db = sandbox.adapter("disable").await;
+    let sandbox = Sandbox::new(&url, "wide", CAPPED_ROLE).await;
+    let db = sandbox.adapter_sslmode("disable").await;
     let cap = 8 << 20;
     let wide = sql("SELECT g, repeat('x', 1000000) AS v FROM generate_series(1, 200) g");
 
@@ -288,8 +209,8 @@ async fn crowd(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_pool_caps_server_connections_under_a_crowd() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "crowd").await;
-    let db = Arc::new(sandbox.adapter("disable").await);
+    let sandbox = Sandbox::new(&url, "crowd", CAPPED_ROLE).await;
+    let db = Arc::new(sandbox.adapter_sslmode("disable").await);
     let (outcomes, most) = crowd(&sandbox, db, 120, 0.2, Duration::from_secs(60)).await;
     for outcome in &outcomes {
         assert_eq!(
@@ -307,8 +228,8 @@ async fn the_pool_caps_server_connections_under_a_crowd() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn callers_that_wait_past_their_deadline_are_told_they_waited_for_a_connection() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "wait").await;
-    let db = Arc::new(sandbox.adapter("disable").await);
+    let sandbox = Sandbox::new(&url, "wait", CAPPED_ROLE).await;
+    let db = Arc::new(sandbox.adapter_sslmode("disable").await);
     // Twenty statements that cannot finish in a second, on a pool of eight: eight run into
     // their time limit, the others never get a connection.
     let (outcomes, most) = crowd(&sandbox, db, 20, 30.0, Duration::from_secs(1)).await;
@@ -336,8 +257,13 @@ async fn callers_that_wait_past_their_deadline_are_told_they_waited_for_a_connec
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_pool_cap_is_configurable() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "cap").await;
-    let db = Arc::new(sandbox.adapter("disable").await.with_max_connections(3));
+    let sandbox = Sandbox::new(&url, "cap", CAPPED_ROLE).await;
+    let db = Arc::new(
+        sandbox
+            .adapter_sslmode("disable")
+            .await
+            .with_max_connections(3),
+    );
     let (outcomes, most) = crowd(&sandbox, db, 30, 0.1, Duration::from_secs(60)).await;
     assert!(outcomes.iter().all(|o| o.as_ref().ok() == Some(&1)));
     assert!(most <= 3, "{most} server connections with a cap of 3");

@@ -8,80 +8,27 @@
 #![cfg(feature = "postgres")]
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
+mod support;
+
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use arrow_array::cast::AsArray;
 use nao_core::guard::{Policy, ReadOnlySql, SqlDialect, check};
 use nao_core::{Dialect, DialectError, DialectExt, ExecOptions};
 use nao_dialects::postgres::PostgresDialect;
-use nao_dialects::postgres::driver::{Client, Config, NoTls};
+use nao_dialects::postgres::driver::Config;
 use nao_dialects::{OpenError, OpenOptions};
+use support::postgres::{Sandbox, server_url};
+use support::{SECRET, assert_secret_absent, refused};
 
-const URL_VAR: &str = "NAO_TEST_POSTGRES_URL";
+/// One table in the schema; the sandbox's own role is not used, each test adds the roles it
+/// needs ([`Sandbox::reader`], or named `nao_r_<label>_<suffix>` so they are dropped too).
+const ITEMS: &str = "
+    CREATE TABLE {schema}.items (id int PRIMARY KEY, name text);
+    INSERT INTO {schema}.items VALUES (1, 'one'), (2, 'two');";
 
-fn server_url() -> Option<String> {
-    let url = std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty());
-    if url.is_none() {
-        eprintln!("{URL_VAR} is not set: skipping this PostgreSQL test");
-    }
-    url
-}
-
-async fn connect_admin(url: &str) -> Client {
-    let config = Config::from_str(url).unwrap();
-    let (client, connection) = config
-        .connect(NoTls)
-        .await
-        .unwrap_or_else(|e| panic!("{URL_VAR} is set but the server is unreachable: {e}"));
-    tokio::spawn(connection);
-    client
-}
-
-/// A schema with one table, and the roles a test makes (all prefixed with the schema's
-/// unique suffix), dropped on drop.
-struct Sandbox {
-    url: String,
-    suffix: String,
-    schema: String,
-    admin: Client,
-}
-
+/// What only this file asks of the sandbox.
 impl Sandbox {
-    async fn new(url: String, label: &str) -> Sandbox {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos();
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let suffix = format!("{label}_{}_{n}_{nanos:x}", std::process::id());
-        let schema = format!("nao_priv_{suffix}");
-        let admin = connect_admin(&url).await;
-        admin
-            .batch_execute(&format!(
-                "CREATE SCHEMA {schema};
-                 CREATE TABLE {schema}.items (id int PRIMARY KEY, name text);
-                 INSERT INTO {schema}.items VALUES (1, 'one'), (2, 'two');"
-            ))
-            .await
-            .unwrap();
-        Sandbox {
-            url,
-            suffix,
-            schema,
-            admin,
-        }
-    }
-
-    async fn admin(&self, sql: &str) {
-        self.admin
-            .batch_execute(sql)
-            .await
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
-    }
-
     /// A login role that may read the schema (USAGE, SELECT), nothing else yet.
     async fn reader(&self, label: &str) -> String {
         let role = format!("nao_r_{label}_{}", self.suffix);
@@ -96,66 +43,10 @@ impl Sandbox {
         role
     }
 
-    /// The server URL with `user` as the login and `params` added.
-    fn url_as(&self, user: &str, params: &str) -> String {
-        let config = Config::from_str(&self.url).unwrap();
-        let host = match &config.get_hosts()[0] {
-            nao_dialects::postgres::driver::config::Host::Tcp(h) => h.clone(),
-            #[allow(unreachable_patterns)]
-            _ => "127.0.0.1".to_owned(),
-        };
-        let port = config.get_ports().first().copied().unwrap_or(5432);
-        let dbname = config.get_dbname().unwrap_or("postgres");
-        format!("postgres://{user}@{host}:{port}/{dbname}?sslmode=disable{params}")
-    }
-
     /// The superuser's URL (as `NAO_TEST_POSTGRES_URL`) with `params` added.
     fn admin_url(&self, params: &str) -> String {
         let sep = if self.url.contains('?') { '&' } else { '?' };
         format!("{}{sep}sslmode=disable{params}", self.url)
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let url = self.url.clone();
-        let pattern = format!("nao\\_r\\_%\\_{}", self.suffix.replace('_', "\\_"));
-        let schema = self.schema.clone();
-        // Roles are found by their suffix, so a test that fails half-way leaves nothing.
-        let cleanup = format!(
-            "DO $$ DECLARE r record; BEGIN
-               PERFORM pg_terminate_backend(pid) FROM pg_stat_activity
-                 WHERE usename LIKE '{pattern}';
-               EXECUTE 'DROP SCHEMA IF EXISTS {schema} CASCADE';
-               FOR r IN SELECT rolname FROM pg_roles WHERE rolname LIKE '{pattern}' LOOP
-                 EXECUTE format('DROP OWNED BY %I', r.rolname);
-                 EXECUTE format('DROP ROLE %I', r.rolname);
-               END LOOP;
-             END $$"
-        );
-        let done = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async {
-                let admin = connect_admin(&url).await;
-                admin.batch_execute(&cleanup).await
-            })
-        })
-        .join();
-        if !matches!(done, Ok(Ok(()))) {
-            eprintln!("cleanup of {} failed: {done:?}", self.schema);
-        }
-    }
-}
-
-/// The refusal `opened` must be, with its message.
-fn refused(opened: Result<PostgresDialect, DialectError>, context: &str) -> String {
-    match opened {
-        Err(error @ DialectError::Permission { .. }) => error.to_string(),
-        Err(other) => panic!("{context}: expected a permission refusal, got {other:?}"),
-        Ok(db) => panic!("{context}: opened a privileged connection: {db:?}"),
     }
 }
 
@@ -177,7 +68,7 @@ async fn current_user(db: &dyn Dialect) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_superuser_is_refused_with_the_privilege_and_the_sql() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url.clone(), "super").await;
+    let sandbox = Sandbox::new(&url, "super", ITEMS).await;
     let message = refused(
         PostgresDialect::open_url("pg", &sandbox.admin_url("")).await,
         "superuser",
@@ -209,7 +100,7 @@ async fn the_superuser_is_refused_with_the_privilege_and_the_sql() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_opt_in_opens_the_superuser() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url.clone(), "optin").await;
+    let sandbox = Sandbox::new(&url, "optin", ITEMS).await;
     let options = OpenOptions::new().allow_privileged(true);
     let by_option = nao_dialects::open_with("pg", &sandbox.admin_url(""), &options)
         .await
@@ -244,7 +135,7 @@ async fn the_opt_in_opens_the_superuser() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_role_opens_and_reads() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "plain").await;
+    let sandbox = Sandbox::new(&url, "plain", ITEMS).await;
     let role = sandbox.reader("plain").await;
     let db = nao_dialects::open("pg", &sandbox.url_as(&role, ""))
         .await
@@ -264,7 +155,7 @@ async fn a_read_only_role_opens_and_reads() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_privileged_attribute_and_role_alone_is_refused() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "each").await;
+    let sandbox = Sandbox::new(&url, "each", ITEMS).await;
     let attributes = [
         "SUPERUSER",
         "BYPASSRLS",
@@ -339,7 +230,7 @@ async fn each_privileged_attribute_and_role_alone_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn membership_counts_when_inherited_and_when_not() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "inherit").await;
+    let sandbox = Sandbox::new(&url, "inherit", ITEMS).await;
     let role = sandbox.reader("inh").await;
     let middle = format!("nao_r_mid_{}", sandbox.suffix);
     // NOINHERIT: the role does not use the middle role's rights until it SETs ROLE to it,
@@ -362,7 +253,7 @@ async fn membership_counts_when_inherited_and_when_not() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_write_privilege_alone_is_refused_naming_the_object() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "writes").await;
+    let sandbox = Sandbox::new(&url, "writes", ITEMS).await;
     let schema = &sandbox.schema;
     let dbname: String = sandbox
         .admin
@@ -445,7 +336,7 @@ async fn each_write_privilege_alone_is_refused_naming_the_object() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_writable_tables_are_counted_not_listed() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "many").await;
+    let sandbox = Sandbox::new(&url, "many", ITEMS).await;
     let schema = &sandbox.schema;
     let creates: String = (0..25)
         .map(|i| format!("CREATE TABLE {schema}.t{i:02} (x int);"))
@@ -477,7 +368,7 @@ async fn many_writable_tables_are_counted_not_listed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn set_role_reads_as_the_role_and_statements_cannot_undo_it() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "setrole").await;
+    let sandbox = Sandbox::new(&url, "setrole", ITEMS).await;
     let role = sandbox.reader("target").await;
     // The superuser's login, switched to the read-only role on every connection.
     let by_url = nao_dialects::open("pg", &sandbox.admin_url(&format!("&set_role={role}")))
@@ -541,7 +432,7 @@ async fn set_role_reads_as_the_role_and_statements_cannot_undo_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn set_role_to_a_privileged_role_is_refused() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "setpriv").await;
+    let sandbox = Sandbox::new(&url, "setpriv", ITEMS).await;
     let login = sandbox.reader("login").await;
     let writer = sandbox.reader("writer").await;
     sandbox
@@ -569,30 +460,12 @@ async fn set_role_to_a_privileged_role_is_refused() {
     assert!(message.contains("INSERT on"), "{message}");
 }
 
-const SECRET: &str = "Pl4nted-S3cret-xyzzy";
-
-fn assert_secret_absent(context: &str, error: &dyn std::error::Error) {
-    let mut texts = vec![error.to_string(), format!("{error:?}")];
-    let mut source = error.source();
-    while let Some(inner) = source {
-        texts.push(inner.to_string());
-        texts.push(format!("{inner:?}"));
-        source = inner.source();
-    }
-    for text in texts {
-        assert!(
-            !text.contains(SECRET),
-            "{context}: the password leaked: {text}"
-        );
-    }
-}
-
 /// A password planted in every form of URL never shows in an error, its sources, or a
 /// `Debug`, whether opening fails early, late, or on privileges.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_password_in_any_output() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url.clone(), "secret").await;
+    let sandbox = Sandbox::new(&url, "secret", ITEMS).await;
     let role = sandbox.reader("secret").await;
     let writer = sandbox.reader("secretw").await;
     sandbox

@@ -18,83 +18,19 @@
 #![cfg(feature = "postgres")]
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
-use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+mod support;
 
 use nao_core::guard::{Policy, SensitiveEntry, SensitiveKind, SqlDialect, check};
 use nao_core::{Dialect, DialectExt, ExecOptions};
-use nao_dialects::postgres::driver::{Client, Config, NoTls};
+use support::postgres::{LOGIN_ONLY, Sandbox, server_url};
 
-const URL_VAR: &str = "NAO_TEST_POSTGRES_URL";
-
-fn server_url() -> Option<String> {
-    let url = std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty());
-    if url.is_none() {
-        eprintln!("{URL_VAR} is not set: skipping this PostgreSQL test");
-    }
-    url
-}
-
-async fn connect_admin(url: &str) -> Client {
-    let config = Config::from_str(url).unwrap();
-    let (client, connection) = config
-        .connect(NoTls)
-        .await
-        .unwrap_or_else(|e| panic!("{URL_VAR} is set but the server is unreachable: {e}"));
-    tokio::spawn(connection);
-    client
-}
-
-/// A login-only role and a schema of one test, dropped on drop.
-struct Sandbox {
-    url: String,
-    schema: String,
-    role: String,
-    admin: Client,
-}
-
+/// What only this file asks of the sandbox.
 impl Sandbox {
-    async fn new(url: String, label: &str) -> Sandbox {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos();
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let suffix = format!("{label}_{}_{n}_{nanos:x}", std::process::id());
-        let schema = format!("nao_sens_{suffix}");
-        let role = format!("nao_sens_ro_{suffix}");
-        let admin = connect_admin(&url).await;
-        admin
-            .batch_execute(&format!(
-                "CREATE SCHEMA {schema}; CREATE ROLE {role} LOGIN;"
-            ))
+    /// The adapter opened from a URL, as the login-only role (it may read what PUBLIC may).
+    async fn opened_adapter(&self) -> std::sync::Arc<dyn Dialect> {
+        nao_dialects::open("pg", &self.url_as(&self.role, ""))
             .await
-            .unwrap();
-        Sandbox {
-            url,
-            schema,
-            role,
-            admin,
-        }
-    }
-
-    /// The adapter, connected as the login-only role (it may read what PUBLIC may).
-    async fn adapter(&self) -> std::sync::Arc<dyn Dialect> {
-        let config = Config::from_str(&self.url).unwrap();
-        let host = match &config.get_hosts()[0] {
-            nao_dialects::postgres::driver::config::Host::Tcp(h) => h.clone(),
-            #[allow(unreachable_patterns)]
-            _ => "127.0.0.1".to_owned(),
-        };
-        let port = config.get_ports().first().copied().unwrap_or(5432);
-        let dbname = config.get_dbname().unwrap_or("postgres");
-        let url = format!(
-            "postgres://{}@{host}:{port}/{dbname}?sslmode=disable",
-            self.role
-        );
-        nao_dialects::open("pg", &url).await.unwrap()
+            .unwrap()
     }
 
     /// The schema of a catalogue relation on this server, when it has one of that name.
@@ -109,35 +45,6 @@ impl Sandbox {
             .await
             .unwrap()
             .map(|row| row.get(0))
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let url = self.url.clone();
-        let cleanup = format!(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '{role}';
-             DROP SCHEMA IF EXISTS {schema} CASCADE;
-             DROP OWNED BY {role};
-             DROP ROLE IF EXISTS {role};",
-            role = self.role,
-            schema = self.schema
-        );
-        // A thread of its own: this may run inside the test's runtime.
-        let done = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async {
-                let admin = connect_admin(&url).await;
-                admin.batch_execute(&cleanup).await
-            })
-        })
-        .join();
-        if !matches!(done, Ok(Ok(()))) {
-            eprintln!("cleanup of {} failed: {done:?}", self.schema);
-        }
     }
 }
 
@@ -171,8 +78,8 @@ const ELSEWHERE: &[&str] = &["pg_ident_file_mappings", "pg_stat_statements"];
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_postgres_entry_is_refused_and_names_what_the_server_has() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "entries").await;
-    let db = sandbox.adapter().await;
+    let sandbox = Sandbox::new(&url, "entries", LOGIN_ONLY).await;
+    let db = sandbox.opened_adapter().await;
     let entries: Vec<_> = SensitiveEntry::all()
         .filter(|e| e.engine().contains("PostgreSQL"))
         .filter(|e| e.kind() != SensitiveKind::Statement)
@@ -263,7 +170,7 @@ const HARMLESS_RELATIONS: &[(&str, &str)] = &[
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_list_covers_every_secret_looking_relation_of_this_server() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url, "catalogue").await;
+    let sandbox = Sandbox::new(&url, "catalogue", LOGIN_ONLY).await;
     // pg_stat_statements, when the server has it, in the test's schema (dropped with it).
     let extension = format!(
         "CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA {}",

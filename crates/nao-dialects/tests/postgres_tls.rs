@@ -9,27 +9,26 @@
 #![cfg(feature = "postgres")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use arrow_array::cast::AsArray;
 use nao_core::guard::{ReadOnlySql, SqlDialect};
 use nao_core::{DialectError, DialectExt, ExecOptions};
 use nao_dialects::postgres::driver::config::Host;
-use nao_dialects::postgres::driver::{Client, Config, NoTls};
+use nao_dialects::postgres::driver::{Client, Config};
 use nao_dialects::postgres::{PostgresDialect, TlsMode, TlsSettings, TrustRoots};
-
-const URL_VAR: &str = "NAO_TEST_POSTGRES_URL";
+use support::postgres::{LOGIN_ONLY, Sandbox, connect_admin, server_url};
 
 /// The test server, as key=value pieces (host, port, user, database) to add TLS settings to.
 struct Server {
-    /// `NAO_TEST_POSTGRES_URL`.
-    url: String,
     host: String,
     port: u16,
-    /// The test's least-privilege login role, dropped on drop.
-    user: String,
+    /// The test's least-privilege login role (`sandbox.role`, granted nothing), dropped on
+    /// drop.
+    sandbox: Sandbox,
     dbname: String,
     /// The server's certificate (its `ssl_cert_file`), which is its own root when self-signed.
     certificate: PathBuf,
@@ -41,16 +40,9 @@ impl Server {
     /// The server, or `None` (with the reason printed) when the variable is unset or the
     /// server does not offer TLS.
     async fn find() -> Option<Server> {
-        let Ok(url) = std::env::var(URL_VAR) else {
-            eprintln!("{URL_VAR} is not set: skipping this PostgreSQL TLS test");
-            return None;
-        };
+        let url = server_url()?;
         let config = Config::from_str(&url).unwrap();
-        let (admin, connection) = config
-            .connect(NoTls)
-            .await
-            .unwrap_or_else(|e| panic!("{URL_VAR} is set but the server is unreachable: {e}"));
-        tokio::spawn(connection);
+        let admin = connect_admin(&url).await;
         let ssl: String = admin.query_one("SHOW ssl", &[]).await.unwrap().get(0);
         if ssl != "on" {
             eprintln!("the PostgreSQL server has ssl = {ssl}: skipping this TLS test");
@@ -78,21 +70,10 @@ impl Server {
             Some(Host::Tcp(host)) => host.clone(),
             _ => "127.0.0.1".to_owned(),
         };
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let user = format!(
-            "nao_tls_{}_{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        admin
-            .batch_execute(&format!("CREATE ROLE {user} LOGIN"))
-            .await
-            .unwrap();
         Some(Server {
-            url,
             host,
             port: config.get_ports().first().copied().unwrap_or(5432),
-            user,
+            sandbox: Sandbox::new(&url, "tls", LOGIN_ONLY).await,
             dbname: config.get_dbname().unwrap_or("postgres").to_owned(),
             certificate,
             admin,
@@ -103,7 +84,7 @@ impl Server {
     fn role_url(&self, params: &str) -> String {
         format!(
             "postgres://{}@{}:{}/{}{params}",
-            self.user, self.host, self.port, self.dbname
+            self.sandbox.role, self.host, self.port, self.dbname
         )
     }
 
@@ -114,7 +95,7 @@ impl Server {
             "host={host} hostaddr={addr} port={port} user={user} dbname={db} connect_timeout=10 {extra}",
             addr = self.address(),
             port = self.port,
-            user = self.user,
+            user = self.sandbox.role,
             db = self.dbname,
         )
     }
@@ -137,33 +118,6 @@ impl Server {
         cert.verify_is_valid_for_subject_name(&name)
             .ok()
             .map(|()| "localhost")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let url = self.url.clone();
-        let cleanup = format!(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '{role}';
-             DROP ROLE IF EXISTS {role};",
-            role = self.user
-        );
-        // A thread and a runtime of their own: this may run inside the test's runtime.
-        let done = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async {
-                let (admin, connection) = Config::from_str(&url).unwrap().connect(NoTls).await?;
-                tokio::spawn(connection);
-                admin.batch_execute(&cleanup).await
-            })
-        })
-        .join();
-        if !matches!(done, Ok(Ok(()))) {
-            eprintln!("dropping the role {} failed: {done:?}", self.user);
-        }
     }
 }
 
