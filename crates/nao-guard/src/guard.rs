@@ -8,6 +8,7 @@ use sqlparser::tokenizer::TokenWithSpan;
 use crate::fallback;
 use crate::lexical::{self, TokenFacts};
 use crate::limit;
+use crate::literals::{self, Intended};
 use crate::statement::{self, Root};
 use crate::walker::Walker;
 use crate::{
@@ -33,6 +34,15 @@ use crate::{
 /// # Ok::<(), nao_guard::Rejection>(())
 /// ```
 pub fn check(sql: &str, dialect: SqlDialect, policy: &Policy) -> Result<ReadOnlySql, Rejection> {
+    check_tree(sql, dialect, policy).map(|(checked, _)| checked)
+}
+
+/// [`check`], also giving back the tree it proved (as rewritten for the row cap).
+fn check_tree(
+    sql: &str,
+    dialect: SqlDialect,
+    policy: &Policy,
+) -> Result<(ReadOnlySql, Statement), Rejection> {
     let (mut statement, facts) = parse_one(sql, dialect, policy)?;
     let mut walker = Walker::new(dialect, policy, true);
     let kind = judge(&statement, policy, &mut walker);
@@ -53,19 +63,20 @@ pub fn check(sql: &str, dialect: SqlDialect, policy: &Policy) -> Result<ReadOnly
         Some(cap)
             if kind == StatementKind::Query && limit::apply_cap(&mut statement, dialect, cap) =>
         {
-            limit::escape_bracket_names(&mut statement);
+            let intended = literals::prepare_for_print(&mut statement, sql, dialect);
             let printed = statement.to_string();
-            if prints_faithfully(&printed, dialect, policy, &walker.tables, cap) {
+            if prints_faithfully(&printed, dialect, policy, &walker.tables, cap, &intended) {
                 (printed, true)
             } else {
-                // sqlparser printed something else than it parsed (it does not escape `]` in
-                // T-SQL brackets, for one): run the text as written; the adapter still caps.
+                // sqlparser printed something else than it parsed (a literal or quoted name it
+                // could not be given back as written, for one): run the text as written,
+                // uncapped here; the adapter still caps the rows it fetches.
                 (original.to_owned(), false)
             }
         }
         _ => (original.to_owned(), false),
     };
-    Ok(ReadOnlySql {
+    let checked = ReadOnlySql {
         sql,
         dialect,
         kind,
@@ -73,20 +84,28 @@ pub fn check(sql: &str, dialect: SqlDialect, policy: &Policy) -> Result<ReadOnly
         limit: own_limit,
         cap_applied,
         attribute_refs: walker.attribute_refs,
-    })
+    };
+    Ok((checked, statement))
 }
 
 /// Whether the text printed after the cap rewrite passes the guard on its own, reads the same
-/// tables and carries the cap: the engine runs the printed text, so it must be proven too.
+/// tables, carries the cap and holds the `intended` literal values and quoted names: the engine runs the printed
+/// text, so it must be proven too, and the printer can change a literal into another one that
+/// passes just as well (`'x\\\''` printed as `'x\''` in MySQL).
 fn prints_faithfully(
     printed: &str,
     dialect: SqlDialect,
     policy: &Policy,
     tables: &[TableName],
     cap: u64,
+    intended: &Intended,
 ) -> bool {
-    match check(printed, dialect, &policy.clone().without_row_cap()) {
-        Ok(rechecked) => rechecked.tables() == tables && rechecked.limit() == Some(cap),
+    match check_tree(printed, dialect, &policy.clone().without_row_cap()) {
+        Ok((rechecked, tree)) => {
+            rechecked.tables() == tables
+                && rechecked.limit() == Some(cap)
+                && literals::reads_back_as(&tree, intended)
+        }
         Err(_) => false,
     }
 }

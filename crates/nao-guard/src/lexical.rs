@@ -56,7 +56,8 @@ pub(crate) struct TokenFacts {
 }
 
 /// Refuses token streams that are empty, use look-alike keywords, hide MariaDB executable
-/// comments, or chain more operators than the policy allows.
+/// comments, hold strings whose end depends on backslash escapes the parser does not read, or
+/// chain more operators than the policy allows.
 pub(crate) fn check_tokens(
     tokens: &[TokenWithSpan],
     dialect: SqlDialect,
@@ -110,6 +111,14 @@ pub(crate) fn check_tokens(
                     return reject(kind, t.span.start);
                 }
             }
+            token if reads_unparsed_escapes(dialect) && backslash_moves_end(token) => {
+                let message = format!(
+                    "a string literal holds a backslash before a quote or at its end; {dialect} \
+                     reads backslash escapes, so the string would end elsewhere than where the \
+                     guard reads it. Write the backslash as two, or drop it"
+                );
+                return reject(RejectKind::Parse { message }, t.span.start);
+            }
             Token::Char(c) => {
                 if let Some(ascii) = ascii_lookalike(*c) {
                     let kind = RejectKind::Confusable {
@@ -139,6 +148,40 @@ pub(crate) fn check_tokens(
         return Err(Rejection::new(RejectKind::Empty, dialect));
     }
     Ok(facts)
+}
+
+/// Whether the engine reads backslash escapes in strings where sqlparser's dialect does not
+/// (Spark, Hive), or may (Generic: the text may go to a MySQL).
+fn reads_unparsed_escapes(dialect: SqlDialect) -> bool {
+    matches!(
+        dialect,
+        SqlDialect::Spark | SqlDialect::Hive | SqlDialect::Generic
+    )
+}
+
+/// Whether reading backslash escapes in this string token (read without them) would end it
+/// elsewhere: a backslash before a quote, or an odd one at the end, escapes that quote. In
+/// Spark, `'x\' AS a, ' , f() , '` is one string then a call, where sqlparser reads two strings.
+fn backslash_moves_end(token: &Token) -> bool {
+    let (value, quote) = match token {
+        Token::SingleQuotedString(v)
+        | Token::NationalStringLiteral(v)
+        | Token::HexStringLiteral(v)
+        | Token::SingleQuotedByteStringLiteral(v) => (v, '\''),
+        Token::DoubleQuotedString(v) | Token::DoubleQuotedByteStringLiteral(v) => (v, '"'),
+        _ => return false,
+    };
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                None => return true,
+                Some(next) if next == quote => return true,
+                Some(_) => {}
+            }
+        }
+    }
+    false
 }
 
 /// The byte offset of a location (1-based line and column, in characters) in `sql`.

@@ -1,10 +1,7 @@
 //! The query's own top-level row limit, and the policy's row cap written in the dialect's syntax.
 
-use std::ops::ControlFlow;
-
 use sqlparser::ast::{
-    Expr, Fetch, Ident, LimitClause, Query, SetExpr, Statement, TableFactor, Top, TopQuantity,
-    VisitMut, VisitorMut,
+    Expr, Fetch, LimitClause, Query, SetExpr, Statement, TableFactor, Top, TopQuantity,
 };
 use sqlparser::parser::Parser;
 
@@ -217,22 +214,6 @@ fn wrap(query: &mut Query, dialect: SqlDialect, cap: u64) -> bool {
     std::mem::swap(subquery.as_mut(), query);
     std::mem::swap(query, outer.as_mut());
     true
-}
-
-/// Doubles `]` inside bracket-quoted names, which sqlparser prints as they are: the printed
-/// text must name the same columns as the text that was checked.
-pub(crate) fn escape_bracket_names(statement: &mut Statement) {
-    struct Escaper;
-    impl VisitorMut for Escaper {
-        type Break = ();
-        fn pre_visit_ident(&mut self, ident: &mut Ident) -> ControlFlow<()> {
-            if ident.quote_style == Some('[') && ident.value.contains(']') {
-                ident.value = ident.value.replace(']', "]]");
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let _ = statement.visit(&mut Escaper);
 }
 
 /// The integer literal `n` as this dialect's parser builds it.

@@ -64,6 +64,7 @@ const FILES: &[&str] = &[
     "limits.toml",
     "introspection.toml",
     "attribute_calls.toml",
+    "literals.toml",
     "sensitive.toml",
 ];
 
@@ -530,6 +531,7 @@ case_file_tests! {
     limits => "limits.toml",
     introspection => "introspection.toml",
     attribute_calls => "attribute_calls.toml",
+    literals => "literals.toml",
     sensitive => "sensitive.toml",
 }
 
