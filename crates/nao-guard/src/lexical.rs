@@ -3,6 +3,7 @@
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace};
 
+use crate::comments;
 use crate::confusable::{ascii_lookalike, imitated_keyword};
 use crate::rejection::Position;
 use crate::{Policy, RejectKind, Rejection, SqlDialect};
@@ -31,9 +32,10 @@ pub(crate) fn check_text(sql: &str, dialect: SqlDialect, policy: &Policy) -> Res
     Ok(())
 }
 
-/// Tokenizes the text as the parser would.
+/// Tokenizes the text as the parser would, and refuses executable comments (`/*! … */`) that
+/// the parser reads otherwise than the server (see [`crate::comments`]).
 pub(crate) fn tokenize(sql: &str, dialect: SqlDialect) -> Result<Vec<TokenWithSpan>, Rejection> {
-    Tokenizer::new(dialect.parser_dialect(), sql)
+    let tokens = Tokenizer::new(dialect.parser_dialect(), sql)
         .tokenize_with_location()
         .map_err(|e| {
             let position = Position {
@@ -41,7 +43,9 @@ pub(crate) fn tokenize(sql: &str, dialect: SqlDialect) -> Result<Vec<TokenWithSp
                 column: e.location.column,
             };
             Rejection::new(RejectKind::Parse { message: e.message }, dialect).at(Some(position))
-        })
+        })?;
+    comments::check_expanded(sql, &tokens, dialect)?;
+    Ok(tokens)
 }
 
 /// What the token scan learned, for the steps after parsing.
@@ -55,9 +59,9 @@ pub(crate) struct TokenFacts {
     pub(crate) into_file: bool,
 }
 
-/// Refuses token streams that are empty, use look-alike keywords, hide MariaDB executable
-/// comments, hold strings whose end depends on backslash escapes the parser does not read, or
-/// chain more operators than the policy allows.
+/// Refuses token streams that are empty, use look-alike keywords, hide executable comments or
+/// settings in comments, hold strings whose end depends on backslash escapes the parser does not
+/// read, or chain more operators than the policy allows.
 pub(crate) fn check_tokens(
     tokens: &[TokenWithSpan],
     dialect: SqlDialect,
@@ -74,10 +78,12 @@ pub(crate) fn check_tokens(
     let mut previous_word = Keyword::NoKeyword;
     for t in tokens {
         match &t.token {
-            Token::Whitespace(Whitespace::MultiLineComment(text))
-                if dialect == SqlDialect::MariaDb && text.starts_with("M!") =>
-            {
-                return reject(RejectKind::ExecutableComment, t.span.start);
+            Token::Whitespace(Whitespace::MultiLineComment(text)) => {
+                if let Some(kind) = comments::check_comment(text, dialect) {
+                    return reject(kind, t.span.start);
+                }
+                facts.trailing = true;
+                continue;
             }
             Token::Whitespace(Whitespace::Space | Whitespace::Tab | Whitespace::Newline)
             | Token::EOF => continue,

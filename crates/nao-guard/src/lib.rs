@@ -101,6 +101,7 @@
 mod analysis;
 mod attributes;
 mod columns;
+mod comments;
 mod confusable;
 mod dialect;
 mod fallback;

@@ -65,6 +65,7 @@ const FILES: &[&str] = &[
     "introspection.toml",
     "attribute_calls.toml",
     "literals.toml",
+    "executable_comments.toml",
     "sensitive.toml",
 ];
 
@@ -532,6 +533,7 @@ case_file_tests! {
     introspection => "introspection.toml",
     attribute_calls => "attribute_calls.toml",
     literals => "literals.toml",
+    executable_comments => "executable_comments.toml",
     sensitive => "sensitive.toml",
 }
 
