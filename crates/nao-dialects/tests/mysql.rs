@@ -9,10 +9,9 @@
 #![cfg(feature = "mysql")]
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+mod support;
+
+use std::time::{Duration, Instant};
 
 use arrow_array::Array;
 use arrow_array::cast::AsArray;
@@ -21,122 +20,20 @@ use arrow_buffer::i256;
 use arrow_schema::{DataType, TimeUnit};
 use futures_util::StreamExt;
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts, OptsBuilder};
 use nao_core::guard::{Policy, ReadOnlySql, SqlDialect, check};
 use nao_core::render::Truncation;
 use nao_core::{Dialect, DialectError, DialectExt, ExecOptions, TableFilter, TableKind, TableRef};
 use nao_dialects::OpenOptions;
 use nao_dialects::conformance::{self, FIXTURE_STATEMENTS, FIXTURE_TABLE};
 use nao_dialects::mysql::{Flavour, MySqlDialect};
+use support::mysql::{Sandbox, server_url, unique};
 use tokio_util::sync::CancellationToken;
 
-const ENV: &str = "NAO_TEST_MYSQL_URL";
-
-/// The server URL, or `None` (with a note) when the tests should skip.
-fn server_url() -> Option<String> {
-    match std::env::var(ENV) {
-        Ok(url) if !url.trim().is_empty() => Some(url),
-        _ => {
-            eprintln!("skipping: set {ENV} (e.g. mysql://root@127.0.0.1:3306/test) to run");
-            None
-        }
-    }
-}
-
-/// A random lowercase hex suffix for database and user names.
-fn unique() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut hasher = RandomState::new().build_hasher();
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    hasher.write_u128(nanos);
-    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    hasher.write_u32(std::process::id());
-    format!("{:012x}", hasher.finish() & 0xffff_ffff_ffff)
-}
-
-/// Hosts the read-only user is created for, so it can log in however the server sees us.
-const HOSTS: [&str; 3] = ["%", "localhost", "127.0.0.1"];
-
-/// A database and a SELECT-only user of its own, dropped (with any extra databases) on drop.
-struct TestDb {
-    root: Opts,
-    db: String,
-    user: String,
-    password: String,
-    extra_databases: Vec<String>,
-}
-
-impl TestDb {
-    /// Creates the database, the read-only user, and the conformance fixture (as the server
-    /// user of `NAO_TEST_MYSQL_URL`). Panics when the server is unreachable.
-    async fn create(url: &str) -> TestDb {
-        let url = url.replacen("mariadb://", "mysql://", 1);
-        let root = Opts::from_url(&url).unwrap();
-        let suffix = unique();
-        let test = TestDb {
-            root,
-            db: format!("nao_test_{suffix}"),
-            user: format!("nao_ro_{suffix}"),
-            password: format!("Pw{suffix}x9"),
-            extra_databases: vec![format!("nao_test_{suffix}_gap")],
-        };
-        let mut conn = Conn::new(test.root.clone())
-            .await
-            .unwrap_or_else(|e| panic!("{ENV} is set but the server is unreachable: {e}"));
-        conn.query_drop(format!("CREATE DATABASE `{}`", test.db))
-            .await
-            .unwrap();
-        for host in HOSTS {
-            conn.query_drop(format!(
-                "CREATE USER '{}'@'{host}' IDENTIFIED BY '{}'",
-                test.user, test.password
-            ))
-            .await
-            .unwrap();
-            conn.query_drop(format!(
-                "GRANT SELECT ON `{}`.* TO '{}'@'{host}'",
-                test.db, test.user
-            ))
-            .await
-            .unwrap();
-        }
-        drop(conn);
-        let mut conn = test.root_conn().await;
-        for statement in FIXTURE_STATEMENTS {
-            conn.query_drop(*statement).await.unwrap();
-        }
-        test
-    }
-
-    /// A writable connection to the test database, as the server user.
-    async fn root_conn(&self) -> Conn {
-        Conn::new(self.root_opts()).await.unwrap()
-    }
-
-    fn root_opts(&self) -> Opts {
-        OptsBuilder::from_opts(self.root.clone())
-            .db_name(Some(self.db.clone()))
-            .into()
-    }
-
-    /// The read-only user's URL, with the test database as default.
-    fn ro_url(&self) -> String {
-        format!(
-            "mysql://{}:{}@{}:{}/{}",
-            self.user,
-            self.password,
-            self.root.ip_or_hostname(),
-            self.root.tcp_port(),
-            self.db
-        )
-    }
-
-    /// The adapter, connected as the read-only user.
-    async fn ro_dialect(&self, name: &str) -> MySqlDialect {
-        MySqlDialect::connect(name, &self.ro_url()).await.unwrap()
+/// What only this file asks of the sandbox.
+impl Sandbox {
+    /// A database name no test made yet, dropped with the sandbox should one appear.
+    fn gap_database(&self) -> String {
+        format!("{}_gap", self.db)
     }
 
     /// Statements of the read-only user still running on the server.
@@ -165,43 +62,6 @@ impl TestDb {
     }
 }
 
-impl Drop for TestDb {
-    fn drop(&mut self) {
-        let opts = self.root.clone();
-        let mut statements: Vec<String> = self
-            .extra_databases
-            .iter()
-            .chain([&self.db])
-            .map(|db| format!("DROP DATABASE IF EXISTS `{db}`"))
-            .collect();
-        statements.extend(
-            HOSTS
-                .iter()
-                .map(|host| format!("DROP USER IF EXISTS '{}'@'{host}'", self.user)),
-        );
-        // A runtime of its own on a thread of its own: drop may run inside (or outside) any
-        // runtime, and the cleanup must finish before the test does.
-        let cleanup = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let mut conn = Conn::new(opts).await?;
-                for statement in statements {
-                    conn.query_drop(statement).await?;
-                }
-                conn.disconnect().await
-            })
-        });
-        match cleanup.join() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => eprintln!("cleanup of {} failed: {e}", self.db),
-            Err(_) => eprintln!("cleanup of {} panicked", self.db),
-        }
-    }
-}
-
 fn checked(db: &dyn Dialect, sql: &str) -> ReadOnlySql {
     check(sql, db.sql_dialect(), &Policy::default()).unwrap()
 }
@@ -210,13 +70,13 @@ fn unchecked(db: &dyn Dialect, sql: &str) -> ReadOnlySql {
     ReadOnlySql::new_unchecked_allowing_writes(sql, db.sql_dialect())
 }
 
-async fn root_scalar(test: &TestDb, sql: &str) -> Option<String> {
+async fn root_scalar(test: &Sandbox, sql: &str) -> Option<String> {
     let mut conn = test.root_conn().await;
     conn.query_first(sql).await.unwrap()
 }
 
 /// The fixture, unchanged: three rows, names as written.
-async fn assert_fixture_unchanged(test: &TestDb) {
+async fn assert_fixture_unchanged(test: &Sandbox) {
     let fingerprint = root_scalar(
         test,
         "SELECT CONCAT(COUNT(*), ':', GROUP_CONCAT(CONCAT_WS('/', id, name, amount) ORDER BY id)) \
@@ -233,8 +93,8 @@ async fn assert_fixture_unchanged(test: &TestDb) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn conformance_as_a_least_privilege_user() {
     let Some(url) = server_url() else { return };
-    let test = TestDb::create(&url).await;
-    let db = test.ro_dialect("mysql_ro").await;
+    let test = Sandbox::new(&url, "test", FIXTURE_STATEMENTS).await;
+    let db = test.adapter("mysql_ro").await;
     conformance::run_all(&db).await;
     test.assert_nothing_running().await;
     assert_fixture_unchanged(&test).await;
@@ -243,7 +103,7 @@ async fn conformance_as_a_least_privilege_user() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opening_from_urls_detects_the_flavour() {
     let Some(url) = server_url() else { return };
-    let test = TestDb::create(&url).await;
+    let test = Sandbox::new(&url, "test", FIXTURE_STATEMENTS).await;
     let mariadb_url = test.ro_url().replacen("mysql://", "mariadb://", 1);
     for url in [test.ro_url(), mariadb_url] {
         let db = nao_dialects::open("by_url", &url).await.unwrap();
@@ -262,7 +122,7 @@ async fn opening_from_urls_detects_the_flavour() {
         };
         assert_eq!(db.sql_dialect(), expected, "{version}");
     }
-    let db = test.ro_dialect("flavour").await;
+    let db = test.adapter("flavour").await;
     let flavour = Flavour::from_version(db.server_version());
     assert_eq!(db.flavour(), flavour);
     // Pooled connections are reused: a round of small queries (reported, not asserted).
@@ -278,12 +138,12 @@ async fn opening_from_urls_detects_the_flavour() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_user_cannot_write_even_past_the_guard() {
     let Some(url) = server_url() else { return };
-    let test = TestDb::create(&url).await;
+    let test = Sandbox::new(&url, "test", FIXTURE_STATEMENTS).await;
     let db = nao_dialects::open("mysql_ro_writes", &test.ro_url())
         .await
         .unwrap();
     let outfile = format!("/tmp/nao_outfile_{}.txt", unique());
-    let gap = &test.extra_databases[0];
+    let gap = &test.gap_database();
     let evil_user = format!("{}_evil", test.user);
     let refused = [
         "INSERT INTO nao_conformance (id, name) VALUES (99, 'written')".to_owned(),
@@ -388,7 +248,7 @@ async fn a_read_only_user_cannot_write_even_past_the_guard() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_transaction_alone_refuses_table_writes_but_not_implicit_commits() {
     let Some(url) = server_url() else { return };
-    let test = TestDb::create(&url).await;
+    let test = Sandbox::new(&url, "test", FIXTURE_STATEMENTS).await;
     // As the privileged user: only the READ ONLY transaction (and the prepared statement)
     // stand between a write and the data.
     // Root is refused unless the host insists, as this test does.
@@ -396,7 +256,7 @@ async fn a_read_only_transaction_alone_refuses_table_writes_but_not_implicit_com
     let db = MySqlDialect::connect_with_options("mysql_root", test.root_opts(), &privileged)
         .await
         .unwrap();
-    let gap = &test.extra_databases[0];
+    let gap = &test.gap_database();
     let refused_by_the_transaction = [
         "INSERT INTO nao_conformance (id, name) VALUES (99, 'written')".to_owned(),
         "UPDATE nao_conformance SET name = 'changed'".to_owned(),
@@ -460,7 +320,7 @@ async fn a_read_only_transaction_alone_refuses_table_writes_but_not_implicit_com
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_type_reads_back_exactly() {
     let Some(url) = server_url() else { return };
-    let test = TestDb::create(&url).await;
+    let test = Sandbox::new(&url, "test", FIXTURE_STATEMENTS).await;
     let mut root = test.root_conn().await;
     root.query_drop(
         "CREATE TABLE types_t (
@@ -511,7 +371,7 @@ async fn every_type_reads_back_exactly() {
     .unwrap();
     drop(root);
 
-    let db = test.ro_dialect("mysql_types").await;
+    let db = test.adapter("mysql_types").await;
     let result = db
         .query(
             &checked(&db, "SELECT * FROM types_t ORDER BY id"),
@@ -693,8 +553,8 @@ fn peak_rss_mib() -> Option<u64> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_million_rows_stop_at_the_cap_and_leave_nothing_running() {
     let Some(url) = server_url() else { return };
-    let test = TestDb::create(&url).await;
-    let db = test.ro_dialect("mysql_big").await;
+    let test = Sandbox::new(&url, "test", FIXTURE_STATEMENTS).await;
+    let db = test.adapter("mysql_big").await;
     let sql = checked(&db, TEN_MILLION_ROWS);
 
     let started = Instant::now();
@@ -743,8 +603,8 @@ async fn ten_million_rows_stop_at_the_cap_and_leave_nothing_running() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timeouts_and_cancellation_kill_the_server_query() {
     let Some(url) = server_url() else { return };
-    let test = TestDb::create(&url).await;
-    let db = test.ro_dialect("mysql_slow").await;
+    let test = Sandbox::new(&url, "test", FIXTURE_STATEMENTS).await;
+    let db = test.adapter("mysql_slow").await;
     let slow = checked(&db, &conformance::slow_sql());
 
     let options = ExecOptions::default().with_timeout(Duration::from_millis(300));
@@ -830,7 +690,7 @@ async fn a_wrong_port_is_a_connection_error_and_passwords_never_show() {
     }
 
     let Some(url) = server_url() else { return };
-    let test = TestDb::create(&url).await;
+    let test = Sandbox::new(&url, "test", FIXTURE_STATEMENTS).await;
     // A wrong password: the server refuses the login.
     let wrong = test.ro_url().replace(&test.password, "not-the-password-42");
     let outcome = MySqlDialect::connect("wrong_password", &wrong).await;
@@ -843,7 +703,7 @@ async fn a_wrong_port_is_a_connection_error_and_passwords_never_show() {
         other => panic!("a wrong password must be a permission error: {other:?}"),
     }
     // A working adapter's Debug, and its errors, never show the password.
-    let db = test.ro_dialect("debug").await;
+    let db = test.adapter("debug").await;
     let debug = format!("{db:?}");
     assert!(!debug.contains(&test.password), "{debug}");
     assert!(debug.contains(&test.user), "{debug}");
@@ -861,7 +721,7 @@ async fn a_wrong_port_is_a_connection_error_and_passwords_never_show() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn required_tls_never_falls_back_to_clear_text() {
     let Some(url) = server_url() else { return };
-    let test = TestDb::create(&url).await;
+    let test = Sandbox::new(&url, "test", FIXTURE_STATEMENTS).await;
     let mut root = test.root_conn().await;
     let have_ssl: Option<String> = root.query_first("SELECT @@have_ssl").await.unwrap_or(None);
     if have_ssl.as_deref() == Some("YES") {
@@ -895,7 +755,7 @@ async fn required_tls_never_falls_back_to_clear_text() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn introspection_reads_comments_views_and_types() {
     let Some(url) = server_url() else { return };
-    let test = TestDb::create(&url).await;
+    let test = Sandbox::new(&url, "test", FIXTURE_STATEMENTS).await;
     let mut root = test.root_conn().await;
     root.query_drop(
         "CREATE TABLE orders (id BIGINT UNSIGNED NOT NULL COMMENT 'order number', \
@@ -907,7 +767,7 @@ async fn introspection_reads_comments_views_and_types() {
         .await
         .unwrap();
     drop(root);
-    let db = test.ro_dialect("mysql_catalog").await;
+    let db = test.adapter("mysql_catalog").await;
 
     let tables = db.list_tables(&TableFilter::default()).await.unwrap();
     let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
@@ -983,8 +843,8 @@ async fn introspection_reads_comments_views_and_types() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn errors_keep_the_server_code() {
     let Some(url) = server_url() else { return };
-    let test = TestDb::create(&url).await;
-    let db = test.ro_dialect("mysql_errors").await;
+    let test = Sandbox::new(&url, "test", FIXTURE_STATEMENTS).await;
+    let db = test.adapter("mysql_errors").await;
     conformance::errors_carry_kind_and_code(
         &db,
         &[

@@ -7,112 +7,17 @@
 #![cfg(feature = "mysql")]
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+mod support;
+
+use std::time::Duration;
 
 use arrow_array::RecordBatch;
 use futures_util::StreamExt;
-use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts};
 use nao_core::guard::{ReadOnlySql, SqlDialect};
 use nao_core::render::Truncation;
 use nao_core::{Dialect, DialectError, DialectExt, ExecOptions};
 use nao_dialects::mysql::MySqlDialect;
-
-const ENV: &str = "NAO_TEST_MYSQL_URL";
-
-fn server_url() -> Option<String> {
-    match std::env::var(ENV) {
-        Ok(url) if !url.trim().is_empty() => Some(url.replacen("mariadb://", "mysql://", 1)),
-        _ => {
-            eprintln!("skipping: set {ENV} (e.g. mysql://root@127.0.0.1:3306/test) to run");
-            None
-        }
-    }
-}
-
-/// The hosts the user is created for, so it can log in however the server sees us.
-const HOSTS: [&str; 3] = ["%", "localhost", "127.0.0.1"];
-
-/// A database and a user that may only read it, dropped on drop.
-struct Sandbox {
-    root: Opts,
-    name: String,
-}
-
-impl Sandbox {
-    async fn new(url: &str, label: &str) -> Sandbox {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos();
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        // User names are at most 80 characters on MariaDB (32 on MySQL): keep it short.
-        let name = format!(
-            "nao_b{label}_{}_{n}_{nanos:x}",
-            std::process::id() % 100_000
-        );
-        let root = Opts::from_url(url).unwrap();
-        let mut conn = Conn::new(root.clone())
-            .await
-            .unwrap_or_else(|e| panic!("{ENV} is set but the server is unreachable: {e}"));
-        conn.query_drop(format!("CREATE DATABASE `{name}`"))
-            .await
-            .unwrap();
-        for host in HOSTS {
-            conn.query_drop(format!(
-                "CREATE USER '{name}'@'{host}' IDENTIFIED BY 'pw_{name}'; \
-                 GRANT SELECT ON `{name}`.* TO '{name}'@'{host}'"
-            ))
-            .await
-            .unwrap();
-        }
-        conn.disconnect().await.unwrap();
-        Sandbox { root, name }
-    }
-
-    /// The adapter, connected as the read-only user.
-    async fn adapter(&self) -> MySqlDialect {
-        let url = format!(
-            "mysql://{name}:pw_{name}@{}:{}/{name}",
-            self.root.ip_or_hostname(),
-            self.root.tcp_port(),
-            name = self.name
-        );
-        MySqlDialect::connect("mysql", &url).await.unwrap()
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let opts = self.root.clone();
-        let mut statements = vec![format!("DROP DATABASE IF EXISTS `{}`", self.name)];
-        statements.extend(
-            HOSTS
-                .iter()
-                .map(|host| format!("DROP USER IF EXISTS '{}'@'{host}'", self.name)),
-        );
-        // A runtime of its own on a thread of its own: drop may run inside a runtime.
-        let done = std::thread::spawn(move || {
-            tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap()
-                .block_on(async move {
-                    let mut conn = Conn::new(opts).await?;
-                    for statement in statements {
-                        conn.query_drop(statement).await?;
-                    }
-                    conn.disconnect().await
-                })
-        })
-        .join();
-        if !matches!(done, Ok(Ok(()))) {
-            eprintln!("cleanup of {} failed: {done:?}", self.name);
-        }
-    }
-}
+use support::mysql::{Sandbox, server_url};
 
 fn sql(text: &str) -> ReadOnlySql {
     ReadOnlySql::new_unchecked_allowing_writes(text, SqlDialect::MariaDb)
@@ -128,8 +33,8 @@ fn capped(bytes: usize) -> ExecOptions {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_row_larger_than_the_byte_cap_is_a_clear_error() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(&url, "v").await;
-    let db = sandbox.adapter().await;
+    let sandbox = Sandbox::new(&url, "bounds", &[]).await;
+    let db = sandbox.adapter("mysql").await;
     // 10 MB: under the server's default max_allowed_packet (16 MiB), over a 4 MiB cap.
     for (text, column) in [
         ("SELECT 1 AS id, repeat('x', 10000000) AS big", "big"),
@@ -166,8 +71,8 @@ async fn a_row_larger_than_the_byte_cap_is_a_clear_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wide_rows_fill_the_byte_cap_in_batches_that_fit_it() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(&url, "w").await;
-    let db = sandbox.adapter().await;
+    let sandbox = Sandbox::new(&url, "bounds", &[]).await;
+    let db = sandbox.adapter("mysql").await;
     let cap = 8 << 20;
     let wide = sql("SELECT seq, repeat('x', 1000000) AS v FROM seq_1_to_200");
 
@@ -202,12 +107,11 @@ async fn wide_rows_fill_the_byte_cap_in_batches_that_fit_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_url_max_allowed_packet_refuses_a_longer_row() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(&url, "p").await;
-    let url = format!(
-        "mysql://{name}:pw_{name}@{}:{}/{name}?max_allowed_packet=4194304",
-        sandbox.root.ip_or_hostname(),
-        sandbox.root.tcp_port(),
-        name = sandbox.name
+    let sandbox = Sandbox::new(&url, "bounds", &[]).await;
+    let url = sandbox.url_as(
+        &sandbox.user,
+        &sandbox.password,
+        "?max_allowed_packet=4194304",
     );
     let db = MySqlDialect::connect("mysql", &url).await.unwrap();
     // Over the connection's packet limit, under the call's byte cap.

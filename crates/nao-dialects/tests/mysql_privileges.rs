@@ -8,117 +8,32 @@
 #![cfg(feature = "mysql")]
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
+mod support;
 
 use arrow_array::cast::AsArray;
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts, OptsBuilder};
 use nao_core::guard::{Policy, check};
 use nao_core::{Dialect, DialectError, DialectExt, ExecOptions};
 use nao_dialects::mysql::{Flavour, MySqlDialect};
 use nao_dialects::{OpenError, OpenOptions};
+use support::mysql::{HOSTS, Sandbox, server_url};
+use support::{SECRET, assert_secret_absent, refused};
 
-const ENV: &str = "NAO_TEST_MYSQL_URL";
+/// One table in the database; the sandbox's own user is not used, each test adds the users
+/// and roles it needs ([`Sandbox::user`], or named with the suffix so they are dropped too).
+const ITEMS: &[&str] = &[
+    "CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20))",
+    "INSERT INTO items VALUES (1, 'one'), (2, 'two')",
+];
 
-fn server_url() -> Option<String> {
-    match std::env::var(ENV) {
-        Ok(url) if !url.trim().is_empty() => Some(url.replacen("mariadb://", "mysql://", 1)),
-        _ => {
-            eprintln!("skipping: set {ENV} (e.g. mysql://root@127.0.0.1:3306/test) to run");
-            None
-        }
-    }
-}
-
-fn unique() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut hasher = RandomState::new().build_hasher();
-    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    hasher.write_u32(std::process::id());
-    format!("{:010x}", hasher.finish() & 0xff_ffff_ffff)
-}
-
-/// Hosts each user is created for, so it can log in however the server sees us.
-const HOSTS: [&str; 3] = ["%", "localhost", "127.0.0.1"];
-
-/// A database with one table, and the users and roles of one test (all named with its
-/// suffix), dropped on drop.
-struct Sandbox {
-    root: Opts,
-    url: String,
-    suffix: String,
-    db: String,
-}
-
+/// What only this file asks of the sandbox.
 impl Sandbox {
-    async fn new(url: String) -> Sandbox {
-        let root = Opts::from_url(&url).unwrap();
-        let suffix = unique();
-        let sandbox = Sandbox {
-            root,
-            url,
-            db: format!("nao_priv_{suffix}"),
-            suffix,
-        };
-        sandbox
-            .admin(&[
-                &format!("CREATE DATABASE `{}`", sandbox.db),
-                &format!(
-                    "CREATE TABLE `{}`.items (id INT PRIMARY KEY, name VARCHAR(20))",
-                    sandbox.db
-                ),
-                &format!(
-                    "INSERT INTO `{}`.items VALUES (1, 'one'), (2, 'two')",
-                    sandbox.db
-                ),
-            ])
-            .await;
-        sandbox
-    }
-
-    async fn root_conn(&self) -> Conn {
-        Conn::new(self.root.clone())
-            .await
-            .unwrap_or_else(|e| panic!("{ENV} is set but the server is unreachable: {e}"))
-    }
-
-    async fn admin(&self, statements: &[&str]) {
-        let mut conn = self.root_conn().await;
-        for statement in statements {
-            conn.query_drop(*statement)
-                .await
-                .unwrap_or_else(|e| panic!("{statement}: {e}"));
-        }
-        let _ = conn.disconnect().await;
-    }
-
-    /// A user (for each of [`HOSTS`]) with `password`, SELECT on the database, and `grants`
-    /// (`{user}` stands for the account, `{db}` for the database).
+    /// A user `nao_p_<label>_<suffix>` (for each of [`HOSTS`]) with `password`, SELECT on the
+    /// database, and `grants` (`{user}` stands for the account, `{db}` for the database).
     async fn user(&self, label: &str, password: &str, grants: &[String]) -> String {
         let user = format!("nao_p_{label}_{}", self.suffix);
-        let mut statements = Vec::new();
-        for host in HOSTS {
-            let account = format!("'{user}'@'{host}'");
-            statements.push(format!("CREATE USER {account} IDENTIFIED BY '{password}'"));
-            statements.push(format!("GRANT SELECT ON `{}`.* TO {account}", self.db));
-            for grant in grants {
-                statements.push(grant.replace("{user}", &account).replace("{db}", &self.db));
-            }
-        }
-        let refs: Vec<&str> = statements.iter().map(String::as_str).collect();
-        self.admin(&refs).await;
+        self.add_user(&user, password, grants).await;
         user
-    }
-
-    fn url_as(&self, user: &str, password: &str, params: &str) -> String {
-        format!(
-            "mysql://{user}:{password}@{}:{}/{}{params}",
-            self.root.ip_or_hostname(),
-            self.root.tcp_port(),
-            self.db
-        )
     }
 
     /// As [`url_as`](Self::url_as) without a default database: a user that reads only
@@ -147,53 +62,6 @@ impl Sandbox {
     }
 }
 
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let opts = OptsBuilder::from_opts(self.root.clone()).db_name(None::<String>);
-        let db = self.db.clone();
-        let pattern = format!("%\\_{}", self.suffix);
-        let cleanup = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let mut conn = Conn::new(opts).await?;
-                conn.query_drop(format!("DROP DATABASE IF EXISTS `{db}`"))
-                    .await?;
-                let accounts: Vec<(String, String)> = conn
-                    .exec(
-                        "SELECT User, Host FROM mysql.user WHERE User LIKE ?",
-                        (pattern,),
-                    )
-                    .await?;
-                for (user, host) in accounts {
-                    // MariaDB's roles have an empty host and are dropped as roles.
-                    let statement = if host.is_empty() {
-                        format!("DROP ROLE `{user}`")
-                    } else {
-                        format!("DROP USER '{user}'@'{host}'")
-                    };
-                    conn.query_drop(statement).await?;
-                }
-                conn.disconnect().await
-            })
-        });
-        match cleanup.join() {
-            Ok(Ok(())) => {}
-            other => eprintln!("cleanup of {} failed: {other:?}", self.db),
-        }
-    }
-}
-
-fn refused(opened: Result<MySqlDialect, DialectError>, context: &str) -> String {
-    match opened {
-        Err(error @ DialectError::Permission { .. }) => error.to_string(),
-        Err(other) => panic!("{context}: expected a permission refusal, got {other:?}"),
-        Ok(db) => panic!("{context}: opened a privileged connection: {db:?}"),
-    }
-}
-
 async fn current_user(db: &dyn Dialect) -> String {
     let sql = check(
         "SELECT CURRENT_USER() AS u",
@@ -212,7 +80,7 @@ async fn current_user(db: &dyn Dialect) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_root_user_is_refused_with_the_privilege_and_the_sql() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url.clone()).await;
+    let sandbox = Sandbox::new(&url, "priv", ITEMS).await;
     let message = refused(MySqlDialect::connect("my", &url).await, "root");
     for expected in [
         "ALL PRIVILEGES on *.*",
@@ -240,7 +108,7 @@ async fn the_root_user_is_refused_with_the_privilege_and_the_sql() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_opt_in_opens_root() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url.clone()).await;
+    let sandbox = Sandbox::new(&url, "priv", ITEMS).await;
     let mut conn = sandbox.root_conn().await;
     let root_user: Option<String> = conn.query_first("SELECT CURRENT_USER()").await.unwrap();
     let options = OpenOptions::new().allow_privileged(true);
@@ -268,7 +136,7 @@ async fn the_opt_in_opens_root() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_user_opens_and_reads() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url).await;
+    let sandbox = Sandbox::new(&url, "priv", ITEMS).await;
     let user = sandbox
         .user(
             "plain",
@@ -285,7 +153,7 @@ async fn a_read_only_user_opens_and_reads() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn file_alone_is_refused() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url).await;
+    let sandbox = Sandbox::new(&url, "priv", ITEMS).await;
     let user = sandbox
         .user(
             "file",
@@ -314,7 +182,7 @@ async fn file_alone_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_privilege_beyond_reading_alone_is_refused() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url).await;
+    let sandbox = Sandbox::new(&url, "priv", ITEMS).await;
     let mut conn = sandbox.root_conn().await;
     let global: Vec<String> = conn
         .query(
@@ -410,7 +278,7 @@ async fn each_privilege_beyond_reading_alone_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn roles_are_inspected_and_set_role_reads_through_one() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url.clone()).await;
+    let sandbox = Sandbox::new(&url, "priv", ITEMS).await;
     if sandbox.flavour().await != Flavour::MariaDb {
         eprintln!("skipping the role checks: written for MariaDB's roles");
         return;
@@ -534,28 +402,10 @@ async fn roles_are_inspected_and_set_role_reads_through_one() {
         .await;
 }
 
-const SECRET: &str = "Pl4nted-S3cret-xyzzy";
-
-fn assert_secret_absent(context: &str, error: &dyn std::error::Error) {
-    let mut texts = vec![error.to_string(), format!("{error:?}")];
-    let mut source = error.source();
-    while let Some(inner) = source {
-        texts.push(inner.to_string());
-        texts.push(format!("{inner:?}"));
-        source = inner.source();
-    }
-    for text in texts {
-        assert!(
-            !text.contains(SECRET),
-            "{context}: the password leaked: {text}"
-        );
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_password_in_any_output() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(url).await;
+    let sandbox = Sandbox::new(&url, "priv", ITEMS).await;
     let reader = sandbox.user("sreader", SECRET, &[]).await;
     let writer = sandbox
         .user(

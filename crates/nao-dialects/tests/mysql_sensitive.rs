@@ -15,91 +15,18 @@
 #![cfg(feature = "mysql")]
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
+mod support;
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts, OptsBuilder};
 use nao_core::guard::{Policy, SensitiveEntry, SensitiveKind, SqlDialect, check};
 use nao_core::{Dialect, DialectExt, ExecOptions};
+use support::mysql::{Sandbox, server_url};
 
-const ENV: &str = "NAO_TEST_MYSQL_URL";
-
-fn server_url() -> Option<String> {
-    match std::env::var(ENV) {
-        Ok(url) if !url.trim().is_empty() => Some(url.replacen("mariadb://", "mysql://", 1)),
-        _ => {
-            eprintln!("skipping: set {ENV} (e.g. mysql://root@127.0.0.1:3306/test) to run");
-            None
-        }
-    }
-}
-
-fn unique() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut hasher = RandomState::new().build_hasher();
-    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    hasher.write_u32(std::process::id());
-    format!("{:010x}", hasher.finish() & 0xff_ffff_ffff)
-}
-
-/// Hosts the user is created for, so it can log in however the server sees us.
-const HOSTS: [&str; 3] = ["%", "localhost", "127.0.0.1"];
-
-/// A database and a SELECT-only user of one test, dropped on drop.
-struct Sandbox {
-    root: Opts,
-    db: String,
-    user: String,
-    password: String,
-}
-
+/// What only this file asks of the sandbox.
 impl Sandbox {
-    async fn new(url: &str) -> Sandbox {
-        let suffix = unique();
-        let sandbox = Sandbox {
-            root: Opts::from_url(url).unwrap(),
-            db: format!("nao_sens_{suffix}"),
-            user: format!("nao_sens_{suffix}"),
-            password: format!("Pw{suffix}x9"),
-        };
-        let mut conn = sandbox.root_conn().await;
-        conn.query_drop(format!("CREATE DATABASE `{}`", sandbox.db))
-            .await
-            .unwrap();
-        for host in HOSTS {
-            let account = format!("'{}'@'{host}'", sandbox.user);
-            conn.query_drop(format!(
-                "CREATE USER {account} IDENTIFIED BY '{}'",
-                sandbox.password
-            ))
-            .await
-            .unwrap();
-            conn.query_drop(format!("GRANT SELECT ON `{}`.* TO {account}", sandbox.db))
-                .await
-                .unwrap();
-        }
-        sandbox
-    }
-
-    async fn root_conn(&self) -> Conn {
-        Conn::new(self.root.clone())
-            .await
-            .unwrap_or_else(|e| panic!("{ENV} is set but the server is unreachable: {e}"))
-    }
-
-    /// The adapter, connected as the SELECT-only user.
-    async fn adapter(&self) -> std::sync::Arc<dyn Dialect> {
-        let url = format!(
-            "mysql://{}:{}@{}:{}/{}",
-            self.user,
-            self.password,
-            self.root.ip_or_hostname(),
-            self.root.tcp_port(),
-            self.db
-        );
-        nao_dialects::open("my", &url).await.unwrap()
+    /// The adapter opened from a URL, as the SELECT-only user.
+    async fn opened_adapter(&self) -> std::sync::Arc<dyn Dialect> {
+        nao_dialects::open("my", &self.ro_url()).await.unwrap()
     }
 
     /// A table of `schema` whose name matches `pattern` (a LIKE pattern), when the server has
@@ -116,34 +43,6 @@ impl Sandbox {
             .unwrap();
         let _ = conn.disconnect().await;
         found
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let opts = OptsBuilder::from_opts(self.root.clone()).db_name(None::<String>);
-        let db = self.db.clone();
-        let user = self.user.clone();
-        let cleanup = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let mut conn = Conn::new(opts).await?;
-                conn.query_drop(format!("DROP DATABASE IF EXISTS `{db}`"))
-                    .await?;
-                for host in HOSTS {
-                    conn.query_drop(format!("DROP USER IF EXISTS '{user}'@'{host}'"))
-                        .await?;
-                }
-                conn.disconnect().await
-            })
-        });
-        match cleanup.join() {
-            Ok(Ok(())) => {}
-            other => eprintln!("cleanup of {} failed: {other:?}", self.db),
-        }
     }
 }
 
@@ -169,8 +68,8 @@ fn mysql_family(entry: &SensitiveEntry) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_mysql_entry_is_refused_and_names_what_the_server_has() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(&url).await;
-    let db = sandbox.adapter().await;
+    let sandbox = Sandbox::new(&url, "sens", &[]).await;
+    let db = sandbox.opened_adapter().await;
     let mut version: String = String::new();
     if let Ok(Some(v)) = sandbox
         .root_conn()
@@ -264,7 +163,7 @@ const HARMLESS: &[(&str, &str, &str)] = &[(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_list_covers_every_secret_looking_table_of_this_server() {
     let Some(url) = server_url() else { return };
-    let sandbox = Sandbox::new(&url).await;
+    let sandbox = Sandbox::new(&url, "sens", &[]).await;
     let mut conn = sandbox.root_conn().await;
     let placeholders = vec!["?"; SECRET_COLUMNS.len()].join(", ");
     let params: Vec<mysql_async::Value> = SECRET_COLUMNS.iter().map(|c| (*c).into()).collect();

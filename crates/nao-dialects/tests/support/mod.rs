@@ -1,11 +1,13 @@
 //! What the live-server tests share: the server URL from the environment (or the reason they
-//! skip), a sandbox per test with a least-privilege login of its own ([`postgres::Sandbox`]),
-//! and the checks the privilege tests of both engines make.
+//! skip), a sandbox per test with a least-privilege login of its own ([`postgres::Sandbox`],
+//! [`mysql::Sandbox`]), and the checks the privilege tests of both engines make.
 //!
 //! Each test file that declares `mod support;` compiles this module again, and no file uses
 //! every part of it, hence `dead_code` (and `unwrap_used`: a failed unwrap is a failed test).
 #![allow(dead_code, clippy::unwrap_used)]
 
+#[cfg(feature = "mysql")]
+pub(crate) mod mysql;
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
 
