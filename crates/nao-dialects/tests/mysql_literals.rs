@@ -5,144 +5,23 @@
 //! guard does, while the server reads the refused ones otherwise.
 //!
 //! Without the variable each test says so and returns. Each test makes its own database
-//! `nao_lit_<random>` and a user `nao_lit_<random>` that may only SELECT from it, connects the
+//! `nao_lit_<random>` and a user `nao_ro_<random>` that may only SELECT from it, connects the
 //! adapter as that user, and drops both when it ends.
 #![cfg(feature = "mysql")]
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+mod support;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
-use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts};
 use nao_core::guard::{self as nao_guard, Policy, ReadOnlySql, SqlDialect};
 use nao_core::{CollectedBatches, Dialect, DialectExt, ExecOptions};
 use nao_dialects::mysql::MySqlDialect;
-
-const ENV: &str = "NAO_TEST_MYSQL_URL";
+use support::mysql::{Sandbox, server_url};
 
 /// The row cap every statement is checked with.
 const CAP: u64 = 10;
-
-/// The server URL, or `None` (with a note) when the tests should skip.
-fn server_url() -> Option<String> {
-    match std::env::var(ENV) {
-        Ok(url) if !url.trim().is_empty() => Some(url),
-        _ => {
-            eprintln!("skipping: set {ENV} (e.g. mysql://root@127.0.0.1:3306/test) to run");
-            None
-        }
-    }
-}
-
-/// A random lowercase hex suffix for database and user names.
-fn unique() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut hasher = RandomState::new().build_hasher();
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    hasher.write_u128(nanos);
-    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    hasher.write_u32(std::process::id());
-    format!("{:012x}", hasher.finish() & 0xffff_ffff_ffff)
-}
-
-/// Hosts the user is created for, so it can log in however the server sees us.
-const HOSTS: [&str; 3] = ["%", "localhost", "127.0.0.1"];
-
-/// A database and a user that may only SELECT from it, both dropped on drop.
-struct TestDb {
-    admin: Opts,
-    db: String,
-    user: String,
-    password: String,
-}
-
-impl TestDb {
-    async fn create(url: &str) -> TestDb {
-        let admin = Opts::from_url(&url.replacen("mariadb://", "mysql://", 1)).unwrap();
-        let suffix = unique();
-        let test = TestDb {
-            admin,
-            db: format!("nao_lit_{suffix}"),
-            user: format!("nao_lit_{suffix}"),
-            password: format!("Pw{suffix}x9"),
-        };
-        let mut conn = Conn::new(test.admin.clone())
-            .await
-            .unwrap_or_else(|e| panic!("{ENV} is set but the server is unreachable: {e}"));
-        conn.query_drop(format!("CREATE DATABASE `{}`", test.db))
-            .await
-            .unwrap();
-        for host in HOSTS {
-            conn.query_drop(format!(
-                "CREATE USER '{}'@'{host}' IDENTIFIED BY '{}'",
-                test.user, test.password
-            ))
-            .await
-            .unwrap();
-            conn.query_drop(format!(
-                "GRANT SELECT ON `{}`.* TO '{}'@'{host}'",
-                test.db, test.user
-            ))
-            .await
-            .unwrap();
-        }
-        conn.disconnect().await.unwrap();
-        test
-    }
-
-    /// The adapter, connected as the SELECT-only user.
-    async fn adapter(&self) -> MySqlDialect {
-        let url = format!(
-            "mysql://{}:{}@{}:{}/{}",
-            self.user,
-            self.password,
-            self.admin.ip_or_hostname(),
-            self.admin.tcp_port(),
-            self.db
-        );
-        MySqlDialect::connect("literals", &url).await.unwrap()
-    }
-}
-
-impl Drop for TestDb {
-    fn drop(&mut self) {
-        let opts = self.admin.clone();
-        let mut statements = vec![format!("DROP DATABASE IF EXISTS `{}`", self.db)];
-        statements.extend(
-            HOSTS
-                .iter()
-                .map(|host| format!("DROP USER IF EXISTS '{}'@'{host}'", self.user)),
-        );
-        // A runtime of its own on a thread of its own: the cleanup must finish before the test.
-        let cleanup = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let mut conn = Conn::new(opts).await?;
-                for statement in statements {
-                    conn.query_drop(statement).await?;
-                }
-                conn.disconnect().await
-            })
-        });
-        match cleanup.join() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => eprintln!("cleanup of {} failed: {e}", self.db),
-            Err(_) => eprintln!("cleanup of {} panicked", self.db),
-        }
-    }
-}
 
 fn capped() -> Policy {
     Policy::default().with_row_cap(CAP)
@@ -217,8 +96,8 @@ const LITERALS: &[(&str, &[u8])] = &[
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn capped_literals_return_the_values_written() {
     let Some(url) = server_url() else { return };
-    let test = TestDb::create(&url).await;
-    let db = test.adapter().await;
+    let test = Sandbox::new(&url, "lit", &[]).await;
+    let db = test.adapter("literals").await;
     let mut failures = Vec::new();
     for &(sql, expected) in LITERALS {
         // What the server reads in the text as written: the expectation is the server's.
@@ -361,8 +240,8 @@ const REFUSED_COMMENTS: &[(&str, &[SqlDialect], &str)] = &[
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn executable_comments_are_read_as_the_server_reads_them() {
     let Some(url) = server_url() else { return };
-    let test = TestDb::create(&url).await;
-    let db = test.adapter().await;
+    let test = Sandbox::new(&url, "lit", &[]).await;
+    let db = test.adapter("literals").await;
     if db.sql_dialect() != SqlDialect::MariaDb {
         eprintln!("skipping: the server is not a MariaDB; the expectations are MariaDB's");
         return;
