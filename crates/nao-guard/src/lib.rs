@@ -47,7 +47,10 @@
 //! free of side effects, allowed; and **everything else** (user-defined functions, anything
 //! unknown) refused, because nothing proves it harmless — a host names its own safe functions
 //! with [`Policy::allow_function`]. Lexical tricks get their own kinds too: NUL and control
-//! characters, and keywords written with look-alike Unicode (`ＤＥＬＥＴＥ`, a Cyrillic `Е`).
+//! characters, keywords written with look-alike Unicode (`ＤＥＬＥＴＥ`, a Cyrillic `Е`),
+//! executable comments read differently by MySQL and MariaDB (`/*!1000001x …*/`, `/*M! …*/`),
+//! optimizer hints that change the session (`SET_VAR`, `MAX_EXECUTION_TIME`), and, in Spark and
+//! Hive, string literals whose end moves when backslashes are read as escapes.
 //!
 //! Calls that are not written as calls are calls too. PostgreSQL runs `t.f` and `(x).f` as
 //! `f(t)` / `f(x)` when there is no such column or field (attribute notation), the function

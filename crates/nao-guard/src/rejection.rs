@@ -97,8 +97,9 @@ pub enum RejectKind {
         /// What it looks like in ASCII.
         looks_like: String,
     },
-    /// A comment the server executes as SQL (MariaDB's `/*M! … */`), which the guard cannot
-    /// see into.
+    /// A comment a server executes as SQL that the guard cannot read the way every server of
+    /// the dialect does: MariaDB's `/*M! … */`, TiDB's `/*T! … */`, and `/*! … */` with a version
+    /// outside what MySQL and MariaDB agree on.
     ExecutableComment,
     /// The text does not parse in this dialect.
     Parse {
@@ -300,8 +301,9 @@ impl Rejection {
                  identifier that really uses these characters."
             ),
             RejectKind::ExecutableComment => format!(
-                "The SQL holds an executable comment (/*M! … */){at}, whose text the server runs \
-                 as SQL. Remove it; write plain SQL and ordinary comments only."
+                "The SQL holds an executable comment{at} (/*! … */, /*M! … */ or /*T! … */ \
+                 with a version the guard cannot read the way every server does), whose text a \
+                 server may run as SQL. Remove it; write plain SQL and ordinary comments only."
             ),
             RejectKind::Parse { message } => format!(
                 "The SQL could not be parsed as {d}: {message}. Check the syntax for the {d} \
