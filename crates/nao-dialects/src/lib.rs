@@ -62,6 +62,8 @@ pub mod demo;
 pub mod duckdb;
 #[cfg(feature = "mysql")]
 pub mod mysql;
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+mod oversize;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 #[cfg(feature = "sqlite")]

@@ -1,19 +1,29 @@
-//! Rows too large for the call's byte cap: their size, and the error for the model (which row,
-//! how large, which column, and what to select instead).
+//! Rows too large for the call's byte cap: their size, MySQL's way around a wide column for
+//! the error ([`crate::oversize`] writes the rest), and rows longer than the connection's
+//! `max_allowed_packet`.
 //!
-//! One row may take at most half the byte cap ([`row_limit`]): while a row is converted the
-//! adapter holds it twice (the driver's copy and the Arrow one) beside what the caller already
-//! kept, so this is what keeps the adapter within about twice the cap whatever the row width.
-//! The driver itself reads a whole row before handing it over; what bounds that is the
-//! connection's `max_allowed_packet` (the server's, unless the URL sets one), not the cap.
+//! The driver reads a whole row before handing it over; what bounds that is the connection's
+//! `max_allowed_packet` (the server's, unless the URL sets one), not the cap.
 
-use arrow_schema::Schema;
 use mysql_async::{Row, Value};
 use nao_core::DialectError;
 
-/// The most bytes one row may take under a byte cap of `max_bytes`.
-pub(super) fn row_limit(max_bytes: usize) -> usize {
-    (max_bytes / 2).max(1)
+use crate::oversize::WideColumnAdvice;
+pub(super) use crate::oversize::row_limit;
+
+/// MySQL's SQL for a column too wide to return: backquoted, in `SUBSTRING` or `LENGTH`.
+pub(super) const ADVICE: WideColumnAdvice = WideColumnAdvice {
+    quote: quote_identifier,
+    instead: |column| format!("SUBSTRING({column}, 1, 1000) or LENGTH({column})"),
+    unknown_column: |_| format!(".{WIDE_COLUMNS}"),
+};
+
+/// What to do about a row too wide when its widest column is not known.
+const WIDE_COLUMNS: &str = " Select parts or measures of the wide columns instead: \
+                            SUBSTRING(column, 1, 1000) or LENGTH(column)";
+
+fn quote_identifier(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
 }
 
 /// The bytes of `row`'s values, and its largest column (index, bytes).
@@ -34,57 +44,6 @@ pub(super) fn row_size(row: &Row) -> (usize, Option<(usize, usize)>) {
     (total, largest)
 }
 
-/// A size for people: whole MiB exactly, else one decimal, else bytes.
-fn human(bytes: usize) -> String {
-    const MIB: usize = 1 << 20;
-    const KIB: usize = 1 << 10;
-    if bytes >= MIB && bytes.is_multiple_of(MIB) {
-        format!("{} MiB", bytes / MIB)
-    } else if bytes >= MIB {
-        format!("{:.1} MiB", bytes as f64 / MIB as f64)
-    } else if bytes >= KIB {
-        format!("{:.1} KiB", bytes as f64 / KIB as f64)
-    } else {
-        format!("{bytes} bytes")
-    }
-}
-
-/// Row `row` (1-based) takes `size` bytes; `column` is its largest column (index, bytes).
-pub(super) fn row_too_large(
-    database: &str,
-    schema: &Schema,
-    row: u64,
-    size: usize,
-    column: Option<(usize, usize)>,
-    max_bytes: usize,
-) -> DialectError {
-    let head = format!(
-        "row {row} takes {}, and one row may take at most half of this call's byte cap of {} \
-         ({}), so it cannot be returned",
-        human(size),
-        human(max_bytes),
-        human(row_limit(max_bytes))
-    );
-    let what = match column.and_then(|(index, bytes)| Some((schema.fields().get(index)?, bytes))) {
-        Some((field, bytes)) => {
-            let name = field.name().replace('`', "``");
-            format!(
-                "{head}; column `{name}` alone holds {}. Select a part or a measure of it \
-                 instead: SUBSTRING(`{name}`, 1, 1000) or LENGTH(`{name}`)",
-                human(bytes)
-            )
-        }
-        None => format!(
-            "{head}. Select parts or measures of the wide columns instead: \
-             SUBSTRING(column, 1, 1000) or LENGTH(column)"
-        ),
-    };
-    DialectError::Unsupported {
-        database: database.to_owned(),
-        what,
-    }
-}
-
 /// Whether `error` is the driver refusing a row longer than the connection's
 /// `max_allowed_packet`. mysql_common's codec error is not a public type of the driver, so its
 /// message is what tells.
@@ -98,17 +57,17 @@ pub(super) fn packet_too_large(database: &str, row: u64) -> DialectError {
         database: database.to_owned(),
         what: format!(
             "row {row} is longer than this connection's max_allowed_packet, so it cannot be \
-             returned. Select parts or measures of the wide columns instead: \
-             SUBSTRING(column, 1, 1000) or LENGTH(column)"
+             returned.{WIDE_COLUMNS}"
         ),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use arrow_schema::{DataType, Field};
+    use arrow_schema::{DataType, Field, Schema};
 
     use super::*;
+    use crate::oversize::human;
 
     #[test]
     fn the_message_names_the_row_the_column_the_cap_and_a_way_out() {
@@ -116,7 +75,8 @@ mod tests {
             Field::new("id", DataType::Int32, true),
             Field::new("big`doc", DataType::Utf8, true),
         ]);
-        let error = row_too_large("my", &schema, 2, 10_000_008, Some((1, 10_000_000)), 4 << 20);
+        let error =
+            ADVICE.row_too_large("my", &schema, 2, 10_000_008, Some((1, 10_000_000)), 4 << 20);
         let text = error.to_string();
         assert!(text.contains("row 2 takes 9.5 MiB"), "{text}");
         assert!(text.contains("byte cap of 4 MiB (2 MiB)"), "{text}");

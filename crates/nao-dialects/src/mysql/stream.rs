@@ -439,7 +439,7 @@ async fn stream_rows(
         let (size, widest) = oversize::row_size(&row);
         job.widest_row.fetch_max(size, Ordering::Relaxed);
         if size > oversize::row_limit(job.max_bytes) {
-            terminal = Terminal::Error(oversize::row_too_large(
+            terminal = Terminal::Error(oversize::ADVICE.row_too_large(
                 job.database(),
                 &schema,
                 rows + 1,

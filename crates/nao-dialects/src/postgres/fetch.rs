@@ -186,7 +186,7 @@ pub(super) async fn read_portal(
             Some(Err(Halt::Error(e))) => return Err(e),
             Some(Err(Halt::Postgres(e))) => {
                 return Err(match watch.wire.refused() {
-                    Some(refused) if refused.is_row() => oversize::row_too_large(
+                    Some(refused) if refused.is_row() => oversize::ADVICE.row_too_large(
                         &job.database,
                         schema,
                         progress.read + 1,
@@ -228,7 +228,7 @@ async fn fetch(
         tokio::task::consume_budget().await;
         let size = row.raw_size_bytes();
         if size > oversize::row_limit(reading.max_bytes) {
-            return Err(Halt::Error(oversize::row_too_large(
+            return Err(Halt::Error(oversize::ADVICE.row_too_large(
                 reading.database,
                 reading.schema,
                 progress.read + 1,
