@@ -118,6 +118,15 @@ impl Drop for Slot {
     }
 }
 
+/// What a caller waits in line for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wanted {
+    /// An idle connection, or a new one.
+    Any,
+    /// A new connection: an idle one is closed to make room for it.
+    New,
+}
+
 /// Connections to one server, as one role.
 pub(super) struct Pool {
     database: String,
@@ -228,25 +237,7 @@ impl Pool {
     /// An idle connection that is still open, or a new one, waiting in line while the pool
     /// is at its cap. Past `deadline`, an error that says the wait was for a connection.
     pub(super) async fn get_before(&self, deadline: Instant) -> Result<Pooled, DialectError> {
-        let started = Instant::now();
-        loop {
-            // Registered before looking, so a connection put back meanwhile wakes this caller.
-            let changed = self.slots.changed.notified();
-            tokio::pin!(changed);
-            changed.as_mut().enable();
-            if let Some(pooled) = self.take_idle() {
-                return Ok(pooled);
-            }
-            if let Some(slot) = self.slots.try_take() {
-                return self.open_before(slot, deadline).await;
-            }
-            tokio::select! {
-                () = changed => {}
-                () = tokio::time::sleep_until(deadline) => {
-                    return Err(self.waited(started.elapsed()));
-                }
-            }
-        }
+        self.wait_in_line(deadline, Wanted::Any).await
     }
 
     /// A new connection (not an idle one), waiting in line (at most [`DEFAULT_TIMEOUT`]) for a
@@ -258,16 +249,34 @@ impl Pool {
     /// A new connection (not an idle one), waiting in line until `deadline` for a free place
     /// under the cap.
     pub(super) async fn connect_before(&self, deadline: Instant) -> Result<Pooled, DialectError> {
+        self.wait_in_line(deadline, Wanted::New).await
+    }
+
+    /// The connection `wanted`, waiting in line while the pool is at its cap. Past `deadline`,
+    /// an error that says the wait was for a connection.
+    async fn wait_in_line(
+        &self,
+        deadline: Instant,
+        wanted: Wanted,
+    ) -> Result<Pooled, DialectError> {
         let started = Instant::now();
         loop {
+            // Registered before looking, so a connection put back meanwhile wakes this caller.
             let changed = self.slots.changed.notified();
             tokio::pin!(changed);
             changed.as_mut().enable();
+            if wanted == Wanted::Any
+                && let Some(pooled) = self.take_idle()
+            {
+                return Ok(pooled);
+            }
             if let Some(slot) = self.slots.try_take() {
                 return self.open_before(slot, deadline).await;
             }
             // An idle connection holds a place that a new one needs more.
-            if let Some(idle) = self.lock().pop() {
+            if wanted == Wanted::New
+                && let Some(idle) = self.lock().pop()
+            {
                 drop(idle);
             }
             tokio::select! {
