@@ -9,25 +9,14 @@
 
 mod support;
 
-use std::time::Duration;
-
-use arrow_array::RecordBatch;
-use futures_util::StreamExt;
 use nao_core::guard::{ReadOnlySql, SqlDialect};
-use nao_core::render::Truncation;
-use nao_core::{Dialect, DialectError, DialectExt, ExecOptions};
+use nao_core::{DialectError, DialectExt};
 use nao_dialects::mysql::MySqlDialect;
+use support::capped;
 use support::mysql::{Sandbox, server_url};
 
 fn sql(text: &str) -> ReadOnlySql {
     ReadOnlySql::new_unchecked_allowing_writes(text, SqlDialect::MariaDb)
-}
-
-fn capped(bytes: usize) -> ExecOptions {
-    ExecOptions::default()
-        .with_max_bytes(bytes)
-        .with_max_rows(1_000_000)
-        .with_timeout(Duration::from_secs(60))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -73,35 +62,8 @@ async fn wide_rows_fill_the_byte_cap_in_batches_that_fit_it() {
     let Some(url) = server_url() else { return };
     let sandbox = Sandbox::new(&url, "bounds", &[]).await;
     let db = sandbox.adapter("mysql").await;
-    let cap = 8 << 20;
     let wide = sql("SELECT seq, repeat('x', 1000000) AS v FROM seq_1_to_200");
-
-    let result = db.query(&wide, &capped(cap)).await.unwrap();
-    assert_eq!(
-        result.truncation,
-        Some(Truncation::ByteCap { cap: cap as u64 })
-    );
-    assert!(
-        (4..=8).contains(&result.row_count),
-        "rows up to the cap are kept: {}",
-        result.row_count
-    );
-
-    let mut stream = db.execute(&wide, &capped(cap)).await.unwrap();
-    let mut seen = 0usize;
-    while let Some(batch) = stream.next().await {
-        let batch: RecordBatch = batch.unwrap();
-        let size = batch.get_array_memory_size();
-        assert!(
-            size <= cap,
-            "a batch of {} rows holds {size} bytes, more than the {cap}-byte cap",
-            batch.num_rows()
-        );
-        seen += size;
-        if seen > 2 * cap {
-            break;
-        }
-    }
+    support::wide_rows_fill_the_byte_cap_in_batches_that_fit_it(&db, &wide).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -16,12 +16,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
-use arrow_array::RecordBatch;
-use futures_util::StreamExt;
 use nao_core::guard::{ReadOnlySql, SqlDialect};
-use nao_core::render::Truncation;
-use nao_core::{Dialect, DialectError, DialectExt, ExecOptions};
+use nao_core::{DialectError, DialectExt, ExecOptions};
 use nao_dialects::postgres::{PostgresDialect, TlsMode, TlsSettings};
+use support::capped;
 use support::postgres::{Sandbox, connect_admin, server_url};
 
 /// The role may use the schema and nothing more, and open at most 40 sessions, so a pool that
@@ -61,13 +59,6 @@ impl Sandbox {
 fn sql(text: &str) -> ReadOnlySql {
     // The guard is not under test here (and refuses pg_sleep, which stands for slow work).
     ReadOnlySql::new_unchecked_allowing_writes(text, SqlDialect::Postgres)
-}
-
-fn capped(bytes: usize) -> ExecOptions {
-    ExecOptions::default()
-        .with_max_bytes(bytes)
-        .with_max_rows(1_000_000)
-        .with_timeout(Duration::from_secs(60))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -124,36 +115,8 @@ async fn wide_rows_fill_the_byte_cap_in_batches_that_fit_it() {
     let Some(url) = server_url() else { return };
     let sandbox = Sandbox::new(&url, "wide", CAPPED_ROLE).await;
     let db = sandbox.adapter_sslmode("disable").await;
-    let cap = 8 << 20;
     let wide = sql("SELECT g, repeat('x', 1000000) AS v FROM generate_series(1, 200) g");
-
-    let result = db.query(&wide, &capped(cap)).await.unwrap();
-    assert_eq!(
-        result.truncation,
-        Some(Truncation::ByteCap { cap: cap as u64 })
-    );
-    assert!(
-        (4..=8).contains(&result.row_count),
-        "rows up to the cap are kept: {}",
-        result.row_count
-    );
-
-    // Every batch the adapter streams holds a share of the cap, never the whole fetch.
-    let mut stream = db.execute(&wide, &capped(cap)).await.unwrap();
-    let mut seen = 0usize;
-    while let Some(batch) = stream.next().await {
-        let batch: RecordBatch = batch.unwrap();
-        let size = batch.get_array_memory_size();
-        assert!(
-            size <= cap,
-            "a batch of {} rows holds {size} bytes, more than the {cap}-byte cap",
-            batch.num_rows()
-        );
-        seen += size;
-        if seen > 2 * cap {
-            break;
-        }
-    }
+    support::wide_rows_fill_the_byte_cap_in_batches_that_fit_it(&db, &wide).await;
 }
 
 /// Runs `calls` concurrent statements sleeping `sleep` seconds while sampling the role's

@@ -1,6 +1,6 @@
 //! What the live-server tests share: the server URL from the environment (or the reason they
 //! skip), a sandbox per test with a least-privilege login of its own ([`postgres::Sandbox`],
-//! [`mysql::Sandbox`]), and the checks the privilege tests of both engines make.
+//! [`mysql::Sandbox`]), and the checks the bounds and privilege tests of both engines make.
 //!
 //! Each test file that declares `mod support;` compiles this module again, and no file uses
 //! every part of it, hence `dead_code` (and `unwrap_used`: a failed unwrap is a failed test).
@@ -13,8 +13,13 @@ pub(crate) mod postgres;
 
 use std::fmt::Debug;
 use std::future::Future;
+use std::time::Duration;
 
-use nao_core::DialectError;
+use arrow_array::RecordBatch;
+use futures_util::StreamExt;
+use nao_core::guard::ReadOnlySql;
+use nao_core::render::Truncation;
+use nao_core::{Dialect, DialectError, DialectExt, ExecOptions};
 
 /// The URL in the variable `var`, or `None`, saying so, when it is unset or blank: the test
 /// then returns (and passes) without a server.
@@ -72,5 +77,48 @@ pub(crate) fn assert_secret_absent(context: &str, error: &dyn std::error::Error)
             !text.contains(SECRET),
             "{context}: the password leaked: {text}"
         );
+    }
+}
+
+/// Options for a call capped at `bytes`, with the row cap and the time limit far off.
+pub(crate) fn capped(bytes: usize) -> ExecOptions {
+    ExecOptions::default()
+        .with_max_bytes(bytes)
+        .with_max_rows(1_000_000)
+        .with_timeout(Duration::from_secs(60))
+}
+
+/// `wide` (200 rows of about 1 MB) under an 8 MiB byte cap: the rows up to the cap are kept,
+/// and every batch the adapter streams holds a share of the cap, never the whole fetch.
+pub(crate) async fn wide_rows_fill_the_byte_cap_in_batches_that_fit_it(
+    db: &dyn Dialect,
+    wide: &ReadOnlySql,
+) {
+    let cap = 8 << 20;
+    let result = db.query(wide, &capped(cap)).await.unwrap();
+    assert_eq!(
+        result.truncation,
+        Some(Truncation::ByteCap { cap: cap as u64 })
+    );
+    assert!(
+        (4..=8).contains(&result.row_count),
+        "rows up to the cap are kept: {}",
+        result.row_count
+    );
+
+    let mut stream = db.execute(wide, &capped(cap)).await.unwrap();
+    let mut seen = 0usize;
+    while let Some(batch) = stream.next().await {
+        let batch: RecordBatch = batch.unwrap();
+        let size = batch.get_array_memory_size();
+        assert!(
+            size <= cap,
+            "a batch of {} rows holds {size} bytes, more than the {cap}-byte cap",
+            batch.num_rows()
+        );
+        seen += size;
+        if seen > 2 * cap {
+            break;
+        }
     }
 }
