@@ -174,6 +174,11 @@ impl<'p> Walker<'p> {
     /// harmless either way (a side-effect-free built-in, or a function the policy allows),
     /// `Some(class)` when a call of it would be refused for `class`.
     fn attribute_call_class(&self, name: &Ident) -> Option<FunctionClass> {
+        if reads_a_setting(name) {
+            // Its argument decides (`check_setting_read`), and here the argument is a value the
+            // guard cannot read: `('ssl_passphrase_command'::text).current_setting`.
+            return Some(FunctionClass::Secrets);
+        }
         let folded = || name.value.to_ascii_lowercase();
         if !self.policy.denied_functions.is_empty()
             && self.policy.function_denied_by_name(&folded())
@@ -395,7 +400,7 @@ impl<'p> Walker<'p> {
     /// deployments keep secrets (the rules of `SHOW name`), or when the name is computed.
     fn check_setting_read(&mut self, function: &sqlparser::ast::Function) -> ControlFlow<()> {
         let is_setting_read = matches!(function.name.0.as_slice(), [.., last]
-            if last.as_ident().is_some_and(|i| i.value.eq_ignore_ascii_case("current_setting")));
+            if last.as_ident().is_some_and(reads_a_setting));
         if !is_setting_read {
             return ControlFlow::Continue(());
         }
@@ -808,4 +813,9 @@ fn join_idents(parts: &[Ident]) -> String {
 fn is_columns_expression(name: &ObjectName) -> bool {
     matches!(name.0.as_slice(), [part]
         if part.as_ident().is_some_and(|i| i.value.eq_ignore_ascii_case("columns")))
+}
+
+/// `current_setting`: a built-in whose verdict depends on its argument (the setting it reads).
+fn reads_a_setting(name: &Ident) -> bool {
+    name.value.eq_ignore_ascii_case("current_setting")
 }
