@@ -244,15 +244,7 @@ impl<'p> Walker<'p> {
                 }
                 Some(class) => {
                     let written = format!("{root}.{name}");
-                    let call = format!("{name}({root}) when the value has no field {name}");
-                    self.reject(
-                        RejectKind::ImplicitCall {
-                            written,
-                            call,
-                            class,
-                        },
-                        at,
-                    )?;
+                    self.reject_field_call(written, root, name, class, at)?;
                 }
             }
         }
@@ -275,19 +267,29 @@ impl<'p> Walker<'p> {
                 && class != FunctionClass::Unknown
             {
                 let written = format!("{value}{path}");
-                let call = format!("{name}({value}) when the value has no field {name}");
-                let at = position(value.span());
-                self.reject(
-                    RejectKind::ImplicitCall {
-                        written,
-                        call,
-                        class,
-                    },
-                    at,
-                )?;
+                self.reject_field_call(written, value, &name, class, position(value.span()))?;
             }
         }
         ControlFlow::Continue(())
+    }
+
+    /// Refuses `written`, a field selection `name` on `value` that the engine would run as
+    /// the call `name(value)`.
+    fn reject_field_call(
+        &mut self,
+        written: String,
+        value: &Expr,
+        name: &Ident,
+        class: FunctionClass,
+        at: Option<Position>,
+    ) -> ControlFlow<()> {
+        let call = format!("{name}({value}) when the value has no field {name}");
+        let kind = RejectKind::ImplicitCall {
+            written,
+            call,
+            class,
+        };
+        self.reject(kind, at)
     }
 
     /// A user-defined operator or type: refused unless the policy allows it by name.
