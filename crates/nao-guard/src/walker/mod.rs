@@ -4,20 +4,22 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    AccessExpr, BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident,
-    JoinConstraint, JoinOperator, JsonPath, JsonPathElem, ObjectName, PipeOperator, Query, Select,
-    SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Spanned, Statement, TableAlias,
-    TableFactor, TableWithJoins, TypedString, Visit, Visitor,
+    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, JoinConstraint,
+    JoinOperator, ObjectName, PipeOperator, Query, Select, SelectItem,
+    SelectItemQualifiedWildcardKind, SetExpr, Spanned, Statement, TableAlias, TableFactor,
+    TableWithJoins, TypedString, Visit, Visitor,
 };
 use sqlparser::tokenizer::Span;
 
-use crate::attributes::{Attributes, Resolved};
+use crate::attributes::Attributes;
 use crate::columns::ColumnUse;
 use crate::functions::{self, Catalogued};
 use crate::implicit;
 use crate::rejection::Position;
 use crate::scope::CteScopes;
 use crate::{AttributeRef, FunctionClass, Policy, RejectKind, Rejection, SqlDialect, TableName};
+
+mod calls;
 
 /// T-SQL table hints that only choose how to read; every other hint may lock.
 const READ_ONLY_TABLE_HINTS: &[&str] = &[
@@ -170,167 +172,6 @@ impl<'p> Walker<'p> {
         }
     }
 
-    /// Whether `name`, used as an attribute, needs proof that it is a column: `None` when it is
-    /// harmless either way (a side-effect-free built-in, or a function the policy allows),
-    /// `Some(class)` when a call of it would be refused for `class`.
-    fn attribute_call_class(&self, name: &Ident) -> Option<FunctionClass> {
-        if reads_a_setting(name) {
-            // Its argument decides (`check_setting_read`), and here the argument is a value the
-            // guard cannot read: `('ssl_passphrase_command'::text).current_setting`.
-            return Some(FunctionClass::Secrets);
-        }
-        let folded = || name.value.to_ascii_lowercase();
-        if !self.policy.denied_functions.is_empty()
-            && self.policy.function_denied_by_name(&folded())
-        {
-            return Some(FunctionClass::DeniedByPolicy);
-        }
-        match functions::classify_ident(self.dialect, name) {
-            Catalogued::Denied(class) => Some(class),
-            Catalogued::Allowed => None,
-            Catalogued::Unknown
-                if self.policy.allow_unknown_functions
-                    || (!self.policy.allowed_functions.is_empty()
-                        && self.policy.function_allowed_by_name(&[folded()])) =>
-            {
-                None
-            }
-            Catalogued::Unknown => Some(FunctionClass::Unknown),
-        }
-    }
-
-    /// `q.name`, `s.t.name`: refused at once when `name` is a denied function, else resolved
-    /// once the statement's FROM clauses are known.
-    fn check_qualified_attribute(&mut self, parts: &[Ident]) -> ControlFlow<()> {
-        let [.., qualifier, name] = parts else {
-            return ControlFlow::Continue(());
-        };
-        let at = parts.first().and_then(|i| position(i.span));
-        match self.attribute_call_class(name) {
-            None => ControlFlow::Continue(()),
-            Some(FunctionClass::Unknown) => {
-                self.attributes.qualified(parts, at);
-                ControlFlow::Continue(())
-            }
-            Some(class) => {
-                let written = join_idents(parts);
-                let call = format!("{name}({qualifier}) when {qualifier} has no column {name}");
-                self.reject(
-                    RejectKind::ImplicitCall {
-                        written,
-                        call,
-                        class,
-                    },
-                    at,
-                )
-            }
-        }
-    }
-
-    /// `(expr).name` and longer chains: each name is a field of the value before it, or a call
-    /// of that name on it.
-    fn check_field_access(&mut self, root: &Expr, chain: &[AccessExpr]) -> ControlFlow<()> {
-        for (i, access) in chain.iter().enumerate() {
-            let AccessExpr::Dot(Expr::Identifier(name)) = access else {
-                continue;
-            };
-            let at = position(name.span);
-            match self.attribute_call_class(name) {
-                None => {}
-                Some(FunctionClass::Unknown) => {
-                    // Only the first field can be proven, against the relation `root` names.
-                    let value = if i == 0 { Some(root) } else { None };
-                    self.attributes.field(value, name, at);
-                }
-                Some(class) => {
-                    let written = format!("{root}.{name}");
-                    self.reject_field_call(written, root, name, class, at)?;
-                }
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
-    /// Redshift's navigation into SUPER values (`t.doc[1].name`) reads fields, but a key named
-    /// like a denied function is refused as if it were attribute notation: nothing is lost by
-    /// that, and the engine's reading of it is not worth betting on.
-    fn check_json_path(&mut self, value: &Expr, path: &JsonPath) -> ControlFlow<()> {
-        for element in &path.path {
-            let JsonPathElem::Dot { key, quoted } = element else {
-                continue;
-            };
-            let name = match quoted {
-                true => Ident::with_quote('"', key.as_str()),
-                false => Ident::new(key.as_str()),
-            };
-            if let Some(class) = self.attribute_call_class(&name)
-                && class != FunctionClass::Unknown
-            {
-                let written = format!("{value}{path}");
-                self.reject_field_call(written, value, &name, class, position(value.span()))?;
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
-    /// Refuses `written`, a field selection `name` on `value` that the engine would run as
-    /// the call `name(value)`.
-    fn reject_field_call(
-        &mut self,
-        written: String,
-        value: &Expr,
-        name: &Ident,
-        class: FunctionClass,
-        at: Option<Position>,
-    ) -> ControlFlow<()> {
-        let call = format!("{name}({value}) when the value has no field {name}");
-        let kind = RejectKind::ImplicitCall {
-            written,
-            call,
-            class,
-        };
-        self.reject(kind, at)
-    }
-
-    /// A user-defined operator or type: refused unless the policy allows it by name.
-    fn check_implicit(&mut self, expr: &Expr, name: &str, runs: &str) -> ControlFlow<()> {
-        let folded = name.to_ascii_lowercase();
-        if self.policy.allow_unknown_functions || self.policy.function_allowed_by_name(&[folded]) {
-            return ControlFlow::Continue(());
-        }
-        let kind = RejectKind::ImplicitCall {
-            written: expr.to_string(),
-            call: format!("{runs} {name}"),
-            class: FunctionClass::Unknown,
-        };
-        self.reject(kind, position(expr.span()))
-    }
-
-    /// Resolves the attribute references collected during the walk.
-    fn resolve_attributes(&mut self) {
-        for resolved in self.attributes.resolve() {
-            match resolved {
-                Resolved::Column => {}
-                Resolved::Report(reference) => {
-                    if !self.attribute_refs.contains(&reference) {
-                        self.attribute_refs.push(reference);
-                    }
-                }
-                Resolved::Call { written, call, at } => {
-                    let class = FunctionClass::Unknown;
-                    let kind = RejectKind::ImplicitCall {
-                        written,
-                        call,
-                        class,
-                    };
-                    if self.reject(kind, at).is_break() {
-                        return;
-                    }
-                }
-            }
-        }
-    }
-
     fn check_function(&mut self, name: &ObjectName) -> ControlFlow<()> {
         let written = name.to_string();
         if !self.functions.contains(&written) {
@@ -396,47 +237,6 @@ impl<'p> Walker<'p> {
             return self.reject(kind, at);
         }
         ControlFlow::Continue(())
-    }
-
-    /// `current_setting('name')` reads a setting: refused when the setting is one where
-    /// deployments keep secrets (the rules of `SHOW name`), or when the name is computed.
-    fn check_setting_read(&mut self, function: &sqlparser::ast::Function) -> ControlFlow<()> {
-        let is_setting_read = matches!(function.name.0.as_slice(), [.., last]
-            if last.as_ident().is_some_and(reads_a_setting));
-        if !is_setting_read {
-            return ControlFlow::Continue(());
-        }
-        let at = position(function.name.span());
-        let written = function.to_string();
-        let name = match &function.args {
-            FunctionArguments::List(list) => match list.args.first() {
-                Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(value)))) => {
-                    value.value.clone().into_string()
-                }
-                _ => None,
-            },
-            _ => None,
-        };
-        let Some(name) = name else {
-            let kind = RejectKind::Function {
-                name: written,
-                class: FunctionClass::Secrets,
-            };
-            return self.reject(kind, at);
-        };
-        let show = Statement::ShowVariable {
-            variable: name.split('.').map(Ident::new).collect(),
-        };
-        match crate::sensitive::refused_statement(self.policy, &show) {
-            Some(entry) => self.reject(
-                RejectKind::Sensitive {
-                    name: written,
-                    entry,
-                },
-                at,
-            ),
-            None => ControlFlow::Continue(()),
-        }
     }
 
     /// `FROM ONLY t`: PostgreSQL and DuckDB read the table `t`, other parsers a table named
@@ -803,21 +603,8 @@ impl Visitor for Walker<'_> {
     }
 }
 
-fn join_idents(parts: &[Ident]) -> String {
-    parts
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(".")
-}
-
 /// `COLUMNS(…)`, the star expression of DuckDB and ClickHouse.
 fn is_columns_expression(name: &ObjectName) -> bool {
     matches!(name.0.as_slice(), [part]
         if part.as_ident().is_some_and(|i| i.value.eq_ignore_ascii_case("columns")))
-}
-
-/// `current_setting`: a built-in whose verdict depends on its argument (the setting it reads).
-fn reads_a_setting(name: &Ident) -> bool {
-    name.value.eq_ignore_ascii_case("current_setting")
 }
