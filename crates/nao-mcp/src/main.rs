@@ -8,6 +8,13 @@ use nao_mcp::options::{Options, USAGE};
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::filter::LevelFilter;
 
+/// jemalloc with background threads purges freed pages within seconds, so the memory of
+/// evicted HTTP sessions goes back to the system; glibc malloc kept it (measured by
+/// `benches/session_memory.py`). Feature `jemalloc`, on by default.
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let options = match Options::parse(std::env::args().skip(1), |key| std::env::var(key).ok()) {
         Ok(options) => options,
