@@ -388,17 +388,37 @@ pub(crate) fn refused_statement(
             Rule::ShowSetting {
                 suffixes,
                 fragments,
-            } => {
-                setting
-                    && words.iter().flat_map(|w| w.split('.')).any(|part| {
-                        let part = part.to_ascii_lowercase();
-                        suffixes.iter().any(|s| part.ends_with(s))
-                            || fragments.iter().any(|f| part.contains(f))
-                    })
-            }
+            } => setting && names_secret_setting(&words, suffixes, fragments),
             rule => form(rule),
         };
         hit && policy.refuses_sensitive(e)
+    })
+}
+
+/// The setting entry that refuses reading the setting `name` (`app.settings.jwt_secret`), as
+/// `current_setting('…')` does: the rules of `SHOW name`, without the statement forms.
+pub(crate) fn refused_setting(policy: &Policy, name: &str) -> Option<&'static SensitiveEntry> {
+    if policy.sensitive_allowed {
+        return None;
+    }
+    SensitiveEntry::all().find(|e| {
+        let hit = match e.rule {
+            Rule::ShowSetting {
+                suffixes,
+                fragments,
+            } => names_secret_setting(&[name], suffixes, fragments),
+            _ => false,
+        };
+        hit && policy.refuses_sensitive(e)
+    })
+}
+
+/// Whether any dot-separated part of the setting name ends with one of `suffixes` or holds one
+/// of `fragments` (ASCII case-insensitive).
+fn names_secret_setting(words: &[&str], suffixes: &[&str], fragments: &[&str]) -> bool {
+    words.iter().flat_map(|w| w.split('.')).any(|part| {
+        let part = part.to_ascii_lowercase();
+        suffixes.iter().any(|s| part.ends_with(s)) || fragments.iter().any(|f| part.contains(f))
     })
 }
 

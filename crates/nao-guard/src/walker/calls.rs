@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{
     AccessExpr, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, JsonPath,
-    JsonPathElem, Spanned, Statement,
+    JsonPathElem, Spanned,
 };
 
 use super::{Walker, position};
@@ -215,10 +215,7 @@ impl Walker<'_> {
             };
             return self.reject(kind, at);
         };
-        let show = Statement::ShowVariable {
-            variable: name.split('.').map(Ident::new).collect(),
-        };
-        match crate::sensitive::refused_statement(self.policy, &show) {
+        match crate::sensitive::refused_setting(self.policy, &name) {
             Some(entry) => self.reject(
                 RejectKind::Sensitive {
                     name: written,
