@@ -33,8 +33,8 @@
 //!   (including recursive ones), subqueries, joins, windows and dialect syntax.
 //! - **EXPLAIN** of a query (EXPLAIN ANALYZE runs it, which is fine for a query; EXPLAIN of
 //!   anything else is refused: EXPLAIN ANALYZE of a DELETE deletes).
-//! - **Introspection**: SHOW …, DESCRIBE …, SQLite's reporting PRAGMAs, unless the policy turns
-//!   it off.
+//! - **Introspection**: SHOW …, DESCRIBE …, SQLite's PRAGMAs that only read ([`SqlitePragma`],
+//!   the same list the SQLite adapter's authorizer allows), unless the policy turns it off.
 //!
 //! Everything else is refused by kind ([`RejectKind`]): deny by default. Inside an allowed
 //! statement the guard refuses, wherever they hide: data-modifying statements (in CTEs, set
@@ -73,9 +73,11 @@
 //! (`pg_authid`, `mysql.user`, `sys.sql_logins`), connection strings and foreign-server options,
 //! other sessions' statement text (`pg_stat_activity.query`, `information_schema.PROCESSLIST`,
 //! `system.query_log`, `INFORMATION_SCHEMA.JOBS`), server settings and paths (`pg_settings`,
-//! `SHOW ALL`, `SHOW data_directory`), and `SHOW GRANTS`, `SHOW PROCESSLIST`, `SHOW ENGINE …
-//! STATUS`, `SHOW BINLOG EVENTS`. The refusal says why, so the model does not try another way
-//! round. A host that shows them to an administrator on purpose lifts one entry with
+//! `SHOW ALL`, `SHOW data_directory`), the host's paths and memory as the embedded engines show
+//! them (DuckDB's `duckdb_databases()`, `duckdb_settings()`, `duckdb_memory()`,
+//! `current_setting('home_directory')`, SQLite's `PRAGMA database_list`), and `SHOW GRANTS`,
+//! `SHOW PROCESSLIST`, `SHOW ENGINE … STATUS`, `SHOW BINLOG EVENTS`. The refusal says why, so
+//! the model does not try another way round. A host that shows them to an administrator on purpose lifts one entry with
 //! [`Policy::allow_sensitive`], or all with [`Policy::with_sensitive_allowed`].
 //!
 //! The guard is the first of two gates: the adapters also open connections read-only at the
@@ -115,6 +117,7 @@ mod lexical;
 mod limit;
 mod literals;
 mod policy;
+mod pragma;
 mod read_only_sql;
 mod rejection;
 mod scope;
@@ -131,6 +134,7 @@ pub use guard::{analyze, check};
 pub use policy::{
     ColumnPattern, DEFAULT_MAX_NESTING, DEFAULT_MAX_OPERATOR_CHAIN, DEFAULT_MAX_SQL_BYTES, Policy,
 };
+pub use pragma::{PragmaArgument, SqlitePragma};
 pub use read_only_sql::{ReadOnlySql, StatementKind};
 pub use rejection::{FunctionClass, Position, RejectKind, Rejection};
 pub use sensitive::{SensitiveEntry, SensitiveKind};

@@ -27,8 +27,11 @@ pub enum FunctionClass {
     Unknown,
     /// Denied by name in the host's [`Policy`](crate::Policy).
     DeniedByPolicy,
-    /// Reads settings or variables where deployments keep credentials (DuckDB's
-    /// `duckdb_settings()`, `current_setting(…)` of a secret-looking or computed name).
+    /// Reads a setting or variable whose name the guard cannot read (`current_setting(name)`,
+    /// DuckDB's `getvariable(expr)`, PostgreSQL's `(x).current_setting`), where deployments keep
+    /// credentials and paths. Settings read by a literal name, and the table functions that list
+    /// them all (`duckdb_settings()`), are judged by the sensitive catalogue instead
+    /// ([`RejectKind::Sensitive`]).
     Secrets,
 }
 
@@ -174,8 +177,9 @@ pub enum RejectKind {
         name: String,
     },
     /// A credential, secret or server-internal catalogue that the policy refuses by default
-    /// (a password hash, a connection string, other sessions' statement text, server settings):
-    /// a sensitive column, or a sensitive SHOW statement. See [`SensitiveEntry`].
+    /// (a password hash, a connection string, other sessions' statement text, server settings,
+    /// the host's paths and memory): a sensitive relation, column, table function, setting read
+    /// by name, or SHOW/PRAGMA statement. See [`SensitiveEntry`].
     Sensitive {
         /// What was refused, as written: the column, `*`, or the statement.
         name: String,
@@ -403,6 +407,7 @@ impl Rejection {
                         ),
                     ),
                     SensitiveKind::Relation => (format!("The table {name}{at}"), None),
+                    SensitiveKind::TableFunction => (format!("{name}{at}"), None),
                     _ => (
                         format!("The column {name}{at}"),
                         Some(

@@ -3,40 +3,7 @@
 use sqlparser::ast::{Expr, ShowCreateObject, Statement, Value};
 
 use crate::sensitive;
-use crate::{Policy, RejectKind, StatementKind, TableName};
-
-/// SQLite pragmas that only report, in either form (`PRAGMA table_info(t)`, `PRAGMA table_list`).
-const INTROSPECTION_PRAGMAS: &[&str] = &[
-    "collation_list",
-    "database_list",
-    "foreign_key_list",
-    "function_list",
-    "index_info",
-    "index_list",
-    "index_xinfo",
-    "module_list",
-    "pragma_list",
-    "table_info",
-    "table_list",
-    "table_xinfo",
-];
-
-/// SQLite pragmas that set something when given a value, and only read when given none.
-const READABLE_SETTING_PRAGMAS: &[&str] = &[
-    "application_id",
-    "auto_vacuum",
-    "cache_size",
-    "compile_options",
-    "data_version",
-    "encoding",
-    "foreign_keys",
-    "freelist_count",
-    "journal_mode",
-    "page_count",
-    "page_size",
-    "schema_version",
-    "user_version",
-];
+use crate::{Policy, RejectKind, SqlitePragma, StatementKind, TableName};
 
 /// How the guard treats a top-level statement.
 pub(crate) enum Root<'s> {
@@ -96,21 +63,17 @@ pub(crate) fn classify<'s>(statement: &'s Statement, policy: &Policy) -> Root<'s
         | Statement::ShowViews { .. }
         | Statement::ShowCollation { .. }
         | Statement::ShowProcessList { .. } => introspection(statement),
-        Statement::Pragma { name, value, is_eq } => {
+        Statement::Pragma { name, value, .. } => {
+            // SQLite's list ([`SqlitePragma`]), which its adapter's authorizer applies too. In
+            // DuckDB only `table_info` and `database_list` (refused above as sensitive) of the
+            // list are pragmas; the others fail there, and `PRAGMA x = v` is a SET, refused.
             let pragma = name
                 .0
                 .last()
                 .map(|p| p.to_string().to_ascii_lowercase())
                 .unwrap_or_default();
-            let reads = !*is_eq
-                && (INTROSPECTION_PRAGMAS
-                    .binary_search(&pragma.as_str())
-                    .is_ok()
-                    || (value.is_none()
-                        && READABLE_SETTING_PRAGMAS
-                            .binary_search(&pragma.as_str())
-                            .is_ok()));
-            if reads {
+            let argument = value.as_ref().map(|v| v.value.to_string());
+            if SqlitePragma::only_reads(&pragma, argument.as_deref()) {
                 introspection(statement)
             } else {
                 Root::Refused(RejectKind::NotAQuery {
@@ -129,6 +92,7 @@ const TABLE_PRAGMAS: &[&str] = &[
     "foreign_key_list",
     "index_list",
     "table_info",
+    "table_list",
     "table_xinfo",
 ];
 
@@ -230,9 +194,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pragma_lists_are_sorted_for_binary_search() {
-        assert!(INTROSPECTION_PRAGMAS.windows(2).all(|w| w[0] < w[1]));
-        assert!(READABLE_SETTING_PRAGMAS.windows(2).all(|w| w[0] < w[1]));
+    fn table_pragmas_are_sorted_and_take_an_object() {
         assert!(TABLE_PRAGMAS.windows(2).all(|w| w[0] < w[1]));
+        for name in TABLE_PRAGMAS {
+            let pragma = SqlitePragma::find(name).expect(name);
+            assert_eq!(pragma.argument(), crate::PragmaArgument::Object, "{name}");
+        }
     }
 }

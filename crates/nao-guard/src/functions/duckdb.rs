@@ -5,17 +5,27 @@
 //! and a `main.`/`system.main.` qualification is rare enough that it stays unknown.
 //! File and remote readers (`read_*`, `*_scan`, `parquet_*`, `glob`, `query`, `*_query`) are
 //! denied, as are `duckdb_secrets()`/`which_secret()` (credential metadata) and `getenv`.
+//! The introspection functions that show the host (`duckdb_databases()` with its file paths,
+//! `duckdb_settings()`, `duckdb_memory()` …) are listed here as built-ins and refused by the
+//! sensitive catalogue, which a host can lift ([`crate::SensitiveEntry`]).
 
-use crate::FunctionClass::{self, FileAccess, Secrets};
+use crate::FunctionClass::{self, ExecutesSql, FileAccess, SideEffect, Sleep};
 
 /// Denied in DuckDB (and the generic dialects) only: `glob` lists server files here but is a
-/// pattern match in SQLite; `duckdb_settings()` shows secret settings (`http_proxy_password`,
-/// S3 keys) in clear and `duckdb_variables()` the values of `SET VARIABLE`.
+/// pattern match in SQLite. The rest are DuckDB built-ins that are not in the allowed list, so
+/// unknown, but that a policy allowing unknown functions must not let through: they change the
+/// instance's settings for every connection (`enable_peg_parser()`, `enable_profiling()` as
+/// table functions), write to the log, sleep, or run serialized SQL the guard cannot see.
 #[rustfmt::skip]
 pub(super) const DENIED: &[(&str, FunctionClass)] = &[
-    ("duckdb_settings", Secrets),
-    ("duckdb_variables", Secrets),
+    ("disable_peg_parser", SideEffect),
+    ("disable_profiling", SideEffect),
+    ("enable_peg_parser", SideEffect),
+    ("enable_profiling", SideEffect),
     ("glob", FileAccess),
+    ("json_execute_serialized_sql", ExecutesSql),
+    ("sleep_ms", Sleep),
+    ("write_log", SideEffect),
 ];
 
 /// Side-effect-free DuckDB built-ins beyond [`super::common::COMMON`] (lower case, sorted).
@@ -40,10 +50,11 @@ pub(super) const DUCKDB: &[&str] = &[
     "damerau_levenshtein", "date", "date_add", "date_diff", "date_part", "date_sub", "date_trunc",
     "datediff", "datepart", "datesub", "datetrunc", "day", "dayname", "dayofmonth", "dayofweek",
     "dayofyear", "decade", "divide", "duckdb_columns", "duckdb_constraints", "duckdb_databases",
-    "duckdb_dependencies", "duckdb_extensions", "duckdb_functions", "duckdb_indexes",
-    "duckdb_keywords", "duckdb_memory", "duckdb_optimizers", "duckdb_schemas", "duckdb_sequences",
-    "duckdb_tables", "duckdb_temporary_files", "duckdb_types",
-    "duckdb_views", "editdist3", "element_at", "ends_with", "entropy", "epoch",
+    "duckdb_dependencies", "duckdb_extensions", "duckdb_external_file_cache", "duckdb_functions",
+    "duckdb_indexes", "duckdb_keywords", "duckdb_logs", "duckdb_logs_parsed", "duckdb_memory",
+    "duckdb_optimizers", "duckdb_prepared_statements", "duckdb_schemas", "duckdb_sequences",
+    "duckdb_settings", "duckdb_tables", "duckdb_temporary_files", "duckdb_types",
+    "duckdb_variables", "duckdb_views", "editdist3", "element_at", "ends_with", "entropy", "epoch",
     "epoch_ms", "epoch_ns", "epoch_us", "era", "error", "even", "factorial", "favg", "fdiv",
     "fill", "first", "flatten", "fmod", "format", "format_bytes", "formatreadabledecimalsize",
     "formatreadablesize", "from_base64", "from_binary", "from_hex", "from_json",

@@ -154,6 +154,9 @@ struct Catalogue {
     combinators: &'static [&'static str],
     /// Which quoted spellings still name a built-in.
     quoted: QuotedNames,
+    /// Whether `pragma_x` is a built-in when `x` is a pragma that only reads (SQLite's
+    /// table-valued pragmas, from the one list in [`crate::SqlitePragma`]).
+    sqlite_pragmas: bool,
 }
 
 /// Every dialect's extra denied list: the generic dialects deny the union.
@@ -169,6 +172,7 @@ impl Catalogue {
         aggregates: &[],
         combinators: &[],
         quoted: QuotedNames::Lower,
+        sqlite_pragmas: false,
     };
     /// Strict ANSI SQL: only the shared built-ins.
     const ANSI: Catalogue = Catalogue::BASE;
@@ -190,6 +194,7 @@ impl Catalogue {
             clickhouse::AGGREGATES,
             trino::TRINO,
         ],
+        sqlite_pragmas: true,
         ..Catalogue::BASE
     };
     const POSTGRES: Catalogue = Catalogue {
@@ -210,6 +215,7 @@ impl Catalogue {
     const SQLITE: Catalogue = Catalogue {
         allowed: &[common::COMMON, sqlite::SQLITE],
         denied: &[],
+        sqlite_pragmas: true,
         ..Catalogue::BASE
     };
     const DUCKDB: Catalogue = Catalogue {
@@ -339,7 +345,9 @@ impl Catalogue {
     }
 
     fn is_builtin(&self, name: &[u8]) -> bool {
-        self.allowed.iter().any(|list| contains(list, name)) || self.is_combined_aggregate(name, 3)
+        self.allowed.iter().any(|list| contains(list, name))
+            || self.is_combined_aggregate(name, 3)
+            || (self.sqlite_pragmas && sqlite::is_reading_pragma(name))
     }
 
     /// Whether `name` (folded) is a catalogued aggregate extended by up to `depth` combinators

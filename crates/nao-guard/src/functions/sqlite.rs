@@ -1,6 +1,7 @@
 //! SQLite built-ins: the core scalar and aggregate functions, date/time, JSON1, FTS5 auxiliary
-//! functions and the read-only table-valued pragmas (`pragma_table_info` …; SQLite only exposes
-//! pragmas without side effects as table-valued functions).
+//! functions, and the table-valued pragmas (`pragma_table_info` …) of the pragmas that only
+//! read, from [`crate::SqlitePragma`], the list the SQLite adapter's authorizer applies too (SQLite
+//! also exposes `pragma_optimize`, `pragma_integrity_check` …, which that list leaves off).
 //!
 //! `glob(pattern, text)` is SQLite's pattern match, allowed here; DuckDB's file-listing `glob` is
 //! denied in DuckDB only.
@@ -16,15 +17,19 @@ pub(super) const SQLITE: &[&str] = &[
     "json_type", "json_valid", "jsonb", "jsonb_array", "jsonb_extract", "jsonb_group_array",
     "jsonb_group_object", "jsonb_insert", "jsonb_object", "jsonb_patch", "jsonb_remove",
     "jsonb_replace", "jsonb_set", "julianday", "last_insert_rowid", "like", "likelihood", "likely",
-    "log2", "matchinfo", "median", "offsets", "percentile", "pow", "pragma_collation_list",
-    "pragma_compile_options", "pragma_database_list", "pragma_foreign_key_list",
-    "pragma_function_list", "pragma_index_info", "pragma_index_list", "pragma_index_xinfo",
-    "pragma_module_list", "pragma_pragma_list", "pragma_table_info", "pragma_table_list",
-    "pragma_table_xinfo", "printf", "quote", "random", "randomblob", "sinh", "snippet", "soundex",
+    "log2", "matchinfo", "median", "offsets", "percentile", "pow", "printf", "quote", "random", "randomblob", "sinh", "snippet", "soundex",
     "sqlite_compileoption_get", "sqlite_compileoption_used", "sqlite_offset", "sqlite_source_id",
     "sqlite_version", "strftime", "string_agg", "tanh", "time", "timediff", "total",
     "total_changes", "typeof", "unhex", "unicode", "unixepoch", "unlikely", "zeroblob",
 ];
+
+/// Whether the folded `name` is `pragma_x` for a pragma `x` that only reads.
+pub(super) fn is_reading_pragma(name: &[u8]) -> bool {
+    name.strip_prefix(b"pragma_")
+        .and_then(|pragma| std::str::from_utf8(pragma).ok())
+        .and_then(crate::SqlitePragma::find)
+        .is_some()
+}
 
 #[cfg(test)]
 mod tests {
@@ -63,6 +68,30 @@ mod tests {
             ("fsdir", FileAccess),
         ] {
             assert_eq!(verdict(Sqlite, name), Denied(class), "{name}");
+        }
+    }
+
+    #[test]
+    fn table_valued_pragmas_follow_the_pragma_list() {
+        for pragma in crate::SqlitePragma::all() {
+            let name = format!("pragma_{}", pragma.name());
+            assert_eq!(verdict(Sqlite, &name), Allowed, "{name}");
+            assert_eq!(
+                verdict(Sqlite, &name.to_ascii_uppercase()),
+                Allowed,
+                "{name}"
+            );
+        }
+        for name in [
+            "pragma_optimize",
+            "pragma_integrity_check",
+            "pragma_quick_check",
+            "pragma_foreign_key_check",
+            "pragma_",
+            "pragma_pragma_table_info",
+            "main.pragma_table_info",
+        ] {
+            assert_eq!(verdict(Sqlite, name), Unknown, "{name}");
         }
     }
 

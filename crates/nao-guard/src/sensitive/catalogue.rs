@@ -38,6 +38,14 @@ const fn column(name: &'static str, engine: &'static str, reason: &'static str) 
     SensitiveEntry::new(name, Rule::Column, engine, reason)
 }
 
+const fn table_function(
+    name: &'static str,
+    engine: &'static str,
+    reason: &'static str,
+) -> SensitiveEntry {
+    SensitiveEntry::new(name, Rule::TableFunction, engine, reason)
+}
+
 const fn show(
     name: &'static str,
     rule: Rule,
@@ -441,12 +449,71 @@ pub(super) const MSSQL: &[SensitiveEntry] = &[
     ),
 ];
 
-/// The embedded engines.
+const DUCK: &str = "DuckDB";
+const PATHS: &str = "lists the attached databases with their file paths on the host";
+
+/// The embedded engines. DuckDB's table functions that show the host: its file paths (the
+/// databases, the home, secret, extension and temporary directories), its memory, and logs.
+/// What only describes the data stays readable: `duckdb_tables()`, `duckdb_columns()`,
+/// `pragma_table_info`, `pragma_storage_info`, `pragma_version`, `pragma_platform` (a platform
+/// string such as `linux_amd64`), `version()`, `current_database()`, `SHOW DATABASES` (names
+/// only).
 pub(super) const EMBEDDED: &[SensitiveEntry] = &[
-    relation(
+    table_function("duckdb_databases", DUCK, PATHS),
+    table_function("pragma_database_list", "SQLite, DuckDB", PATHS),
+    table_function(
+        "duckdb_settings",
+        DUCK,
+        "shows every setting: the home, secret, extension and temporary directories, the memory \
+         limit, and secret settings such as http_proxy_password in clear",
+    ),
+    table_function(
+        "duckdb_variables",
+        DUCK,
+        "shows the value of every SET VARIABLE, where hosts keep values the agent was not given",
+    ),
+    table_function(
+        "duckdb_extensions",
+        DUCK,
+        "lists the extensions with their install paths under the home directory",
+    ),
+    table_function(
+        "duckdb_temporary_files",
+        DUCK,
+        "lists the temporary files with their paths on the host",
+    ),
+    table_function(
+        "duckdb_external_file_cache",
+        DUCK,
+        "lists the cached files with their paths and URLs",
+    ),
+    table_function(
+        "duckdb_memory",
+        DUCK,
+        "shows the process's memory use and temporary storage, facts about the host and not the \
+         data",
+    ),
+    table_function(
+        "pragma_database_size",
+        DUCK,
+        "shows the database files' sizes with the process's memory use and memory limit (by \
+         default 80% of the host's memory)",
+    ),
+    table_function(
         "duckdb_logs",
-        "DuckDB",
+        DUCK,
         "holds the log, with the text of every connection's queries when query logging is on",
+    ),
+    table_function(
+        "duckdb_logs_parsed",
+        DUCK,
+        "holds the log, with the text of every connection's queries when query logging is on",
+    ),
+    table_function(
+        "duckdb_prepared_statements",
+        DUCK,
+        "shows the text of the statements prepared on this connection, which a pooled \
+         connection shares with other sessions",
     ),
     relation(
         "sqlite_stat4",
@@ -563,6 +630,7 @@ pub(super) const STATEMENTS: &[SensitiveEntry] = &[
         Rule::ShowSetting {
             suffixes: &["_command"],
             fragments: &[],
+            except: &[],
         },
         PG,
         "shows a shell command the server runs (archive_command, restore_command …), which \
@@ -573,6 +641,7 @@ pub(super) const STATEMENTS: &[SensitiveEntry] = &[
         Rule::ShowSetting {
             suffixes: &[],
             fragments: &["conninfo"],
+            except: &[],
         },
         PG,
         "shows a replication connection string, password included",
@@ -580,18 +649,50 @@ pub(super) const STATEMENTS: &[SensitiveEntry] = &[
     show(
         "SHOW *_file",
         Rule::ShowSetting {
-            suffixes: &["_file", "keyfile", "_directory", "_directories"],
-            fragments: &[],
+            suffixes: &[
+                "_file",
+                "keyfile",
+                "_path",
+                "_paths",
+                "_output",
+                "_repository",
+            ],
+            fragments: &["directory", "directories"],
+            except: &["search_path"],
         },
-        PG,
-        "shows a server file or directory path (data_directory, hba_file, config_file …), which \
-         PostgreSQL reserves to privileged roles",
+        "PostgreSQL, DuckDB",
+        "shows a file, directory or repository path of the server or its host (PostgreSQL's \
+         data_directory, hba_file, config_file; DuckDB's home_directory, secret_directory, \
+         extension_directory, temp_directory, file_search_path …), which PostgreSQL reserves to \
+         privileged roles",
+    ),
+    show(
+        "SHOW *memory*",
+        Rule::ShowSetting {
+            suffixes: &[],
+            fragments: &["memory"],
+            except: &[],
+        },
+        "DuckDB, PostgreSQL",
+        "shows a memory limit or size of the server process, which tells the host's memory \
+         (DuckDB's memory_limit is 80% of it by default)",
+    ),
+    show(
+        "SHOW *proxy*",
+        Rule::ShowSetting {
+            suffixes: &[],
+            fragments: &["proxy"],
+            except: &[],
+        },
+        DUCK,
+        "shows the HTTP proxy and its user, whose URL can hold credentials",
     ),
     show(
         "SHOW *secret*",
         Rule::ShowSetting {
             suffixes: &[],
             fragments: &["secret", "password", "passwd", "credential", "jwt", "key"],
+            except: &[],
         },
         "PostgreSQL, DuckDB",
         "shows a setting named like a secret: custom settings such as app.settings.jwt_secret \

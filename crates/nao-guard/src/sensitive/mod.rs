@@ -9,8 +9,10 @@
 //! promise, for the day the role is wider than it should be.
 //!
 //! The entries ([`SensitiveEntry::all`], listed per engine in `catalogue.rs` with a reason each)
-//! are relations, columns of otherwise useful relations, and SHOW forms. They apply in **every
-//! dialect**: a parser dialect is not an engine (CockroachDB parses as PostgreSQL and has
+//! are relations, columns of otherwise useful relations, table functions that show the host
+//! (DuckDB's `duckdb_databases()` and its file paths, `duckdb_settings()`, SQLite's
+//! `pragma_database_list`), and SHOW forms and settings read by name (`SHOW data_directory`,
+//! `current_setting('home_directory')`). They apply in **every dialect**: a parser dialect is not an engine (CockroachDB parses as PostgreSQL and has
 //! `system.users`; DuckDB attaches MySQL and PostgreSQL databases; Trino has a `mysql` catalog),
 //! so a name is refused wherever it could reach the catalogue. Names are matched ASCII
 //! case-insensitively whether quoted or not (refusing `"PG_AUTHID"`, which PostgreSQL would not
@@ -19,7 +21,17 @@
 //! - a distinctive name (`pg_authid`, `sqlite_stat4`) matches in any schema, qualified or not;
 //! - a generic name needs its schema written (`mysql.user`, `system.query_log`,
 //!   `sys.sql_logins`), so the application tables `user`, `app.user` and `users` stay readable;
-//! - `name*` matches by prefix (`sys.x$*`), `schema.*` a whole schema (`performance_schema.*`).
+//! - `name*` matches by prefix (`sys.x$*`), `schema.*` a whole schema (`performance_schema.*`);
+//! - a table function matches by its last name part, called (`main.duckdb_databases()`) or read
+//!   as the view of the same name an engine defines over it (`FROM duckdb_databases`); one
+//!   named `pragma_x` also matches the statement `PRAGMA x`, its other form in SQLite and DuckDB.
+//!
+//! Function entries are sensitive entries rather than a [`FunctionClass`](crate::FunctionClass)
+//! of the denied tier on purpose: the denied tier is for calls that are unsafe to run at all
+//! (side effects, files, network) and no policy lifts it, while these only show what an
+//! administrator may want to see, so one override covers them with the catalogues: the same
+//! reason in the refusal, the same [`Policy::allow_sensitive`]. A lifted table function still
+//! has to be a built-in of the dialect to pass.
 //!
 //! A host turns entries off with [`Policy::allow_sensitive`] (one entry, by name) or
 //! [`Policy::with_sensitive_allowed`] (all of them).
@@ -29,7 +41,7 @@ mod catalogue;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use sqlparser::ast::Statement;
+use sqlparser::ast::{ObjectName, Statement};
 
 use crate::{Policy, TableName};
 
@@ -44,6 +56,10 @@ pub enum SensitiveKind {
     Column,
     /// An introspection statement (a SHOW form).
     Statement,
+    /// A table function, wherever it is called and however it is qualified, and the view of the
+    /// same name an engine defines over it (DuckDB's `duckdb_databases` view); for a name
+    /// `pragma_x`, also the statement `PRAGMA x`.
+    TableFunction,
 }
 
 /// How an entry matches.
@@ -51,6 +67,7 @@ pub enum SensitiveKind {
 pub(crate) enum Rule {
     Relation,
     Column,
+    TableFunction,
     /// `SHOW w0 w1 …` whose words start with one of each set, in order.
     ShowStarts(&'static [&'static [&'static str]]),
     /// `SHOW` followed by exactly these words.
@@ -58,10 +75,12 @@ pub(crate) enum Rule {
     /// `SHOW [FULL] PROCESSLIST`, a statement of its own in sqlparser.
     ShowProcessList,
     /// `SHOW setting` (PostgreSQL's form, dotted for custom settings) where a part of the name
-    /// ends with one of `suffixes` or contains one of `fragments`.
+    /// ends with one of `suffixes` or contains one of `fragments` and is none of `except`; also a
+    /// setting read by name (`current_setting('…')`, DuckDB's `getvariable('…')`).
     ShowSetting {
         suffixes: &'static [&'static str],
         fragments: &'static [&'static str],
+        except: &'static [&'static str],
     },
 }
 
@@ -135,6 +154,7 @@ impl SensitiveEntry {
         match self.rule {
             Rule::Relation => SensitiveKind::Relation,
             Rule::Column => SensitiveKind::Column,
+            Rule::TableFunction => SensitiveKind::TableFunction,
             _ => SensitiveKind::Statement,
         }
     }
@@ -151,10 +171,10 @@ impl SensitiveEntry {
     }
 
     /// The relation part of a relation or column entry (`pg_stat_activity` for
-    /// `pg_stat_activity.query`).
+    /// `pg_stat_activity.query`), and the view of a table function entry.
     pub(crate) fn relation(&self) -> Option<&'static str> {
         match self.rule {
-            Rule::Relation => Some(self.name),
+            Rule::Relation | Rule::TableFunction => Some(self.name),
             Rule::Column => self.name.rsplit_once('.').map(|(relation, _)| relation),
             _ => None,
         }
@@ -239,6 +259,8 @@ struct Index {
     columns: HashMap<String, Vec<&'static SensitiveEntry>>,
     /// Column entries by their relation's last word, lower case.
     column_relations: HashMap<String, Vec<&'static SensitiveEntry>>,
+    /// Table function entries by name, lower case.
+    functions: HashMap<String, &'static SensitiveEntry>,
 }
 
 fn index() -> &'static Index {
@@ -246,6 +268,9 @@ fn index() -> &'static Index {
     INDEX.get_or_init(|| {
         let mut index = Index::default();
         for entry in SensitiveEntry::all() {
+            if entry.rule == Rule::TableFunction {
+                index.functions.insert(entry.name.into(), entry);
+            }
             let Some(relation) = entry.relation() else {
                 continue;
             };
@@ -339,6 +364,34 @@ pub(crate) fn refused_column(
         .find(|e| tables.iter().any(|t| e.covers_relation(&segments(t))))
 }
 
+/// The table function entry for a call of `name` (matched on its last part, whatever the
+/// qualification and quoting), among those the policy refuses.
+pub(crate) fn refused_function(
+    policy: &Policy,
+    name: &ObjectName,
+) -> Option<&'static SensitiveEntry> {
+    if policy.sensitive_allowed {
+        return None;
+    }
+    let last = name.0.last()?.as_ident()?.value.to_ascii_lowercase();
+    index()
+        .functions
+        .get(&last)
+        .copied()
+        .filter(|e| policy.refuses_sensitive(e))
+}
+
+/// The table function entry `pragma_x` for the statement `PRAGMA [schema.]x`, among those the
+/// policy refuses.
+fn refused_pragma(policy: &Policy, name: &ObjectName) -> Option<&'static SensitiveEntry> {
+    let pragma = name.0.last()?.as_ident()?.value.to_ascii_lowercase();
+    index()
+        .functions
+        .get(&format!("pragma_{pragma}"))
+        .copied()
+        .filter(|e| policy.refuses_sensitive(e))
+}
+
 /// Words after which a `SHOW` names a table or a pattern, not a setting (`SHOW INDEX FROM t`,
 /// `SHOW TABLE STATUS LIKE 'x'`): setting rules do not apply to such statements.
 const NOT_A_SETTING: &[&str] = &["FOR", "FROM", "IN", "LIKE", "LIMIT", "ON", "TO", "WHERE"];
@@ -350,6 +403,9 @@ pub(crate) fn refused_statement(
 ) -> Option<&'static SensitiveEntry> {
     if policy.sensitive_allowed {
         return None;
+    }
+    if let Statement::Pragma { name, .. } = statement {
+        return refused_pragma(policy, name);
     }
     let words: Vec<&str> = match statement {
         Statement::ShowVariable { variable } => variable.iter().map(|i| i.value.as_str()).collect(),
@@ -388,7 +444,8 @@ pub(crate) fn refused_statement(
             Rule::ShowSetting {
                 suffixes,
                 fragments,
-            } => setting && names_secret_setting(&words, suffixes, fragments),
+                except,
+            } => setting && names_secret_setting(&words, suffixes, fragments, except),
             rule => form(rule),
         };
         hit && policy.refuses_sensitive(e)
@@ -396,7 +453,8 @@ pub(crate) fn refused_statement(
 }
 
 /// The setting entry that refuses reading the setting `name` (`app.settings.jwt_secret`), as
-/// `current_setting('…')` does: the rules of `SHOW name`, without the statement forms.
+/// `current_setting('…')` and DuckDB's `getvariable('…')` do: the rules of `SHOW name`, without
+/// the statement forms.
 pub(crate) fn refused_setting(policy: &Policy, name: &str) -> Option<&'static SensitiveEntry> {
     if policy.sensitive_allowed {
         return None;
@@ -406,7 +464,8 @@ pub(crate) fn refused_setting(policy: &Policy, name: &str) -> Option<&'static Se
             Rule::ShowSetting {
                 suffixes,
                 fragments,
-            } => names_secret_setting(&[name], suffixes, fragments),
+                except,
+            } => names_secret_setting(&[name], suffixes, fragments, except),
             _ => false,
         };
         hit && policy.refuses_sensitive(e)
@@ -414,11 +473,17 @@ pub(crate) fn refused_setting(policy: &Policy, name: &str) -> Option<&'static Se
 }
 
 /// Whether any dot-separated part of the setting name ends with one of `suffixes` or holds one
-/// of `fragments` (ASCII case-insensitive).
-fn names_secret_setting(words: &[&str], suffixes: &[&str], fragments: &[&str]) -> bool {
+/// of `fragments`, and is none of `except` (ASCII case-insensitive).
+fn names_secret_setting(
+    words: &[&str],
+    suffixes: &[&str],
+    fragments: &[&str],
+    except: &[&str],
+) -> bool {
     words.iter().flat_map(|w| w.split('.')).any(|part| {
         let part = part.to_ascii_lowercase();
-        suffixes.iter().any(|s| part.ends_with(s)) || fragments.iter().any(|f| part.contains(f))
+        (suffixes.iter().any(|s| part.ends_with(s)) || fragments.iter().any(|f| part.contains(f)))
+            && !except.contains(&part.as_str())
     })
 }
 

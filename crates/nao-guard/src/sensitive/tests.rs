@@ -157,6 +157,8 @@ const SHOW_SAMPLES: &[(&str, &str)] = &[
     ("SHOW *_command", "SHOW restore_command"),
     ("SHOW *conninfo*", "SHOW primary_conninfo"),
     ("SHOW *_file", "SHOW hba_file"),
+    ("SHOW *memory*", "SHOW memory_limit"),
+    ("SHOW *proxy*", "SHOW http_proxy"),
     ("SHOW *secret*", "SHOW app.settings.jwt_secret"),
 ];
 
@@ -182,6 +184,153 @@ fn every_statement_entry_is_refused_with_its_reason_and_lifted_by_name() {
             assert_eq!(ok.kind(), crate::StatementKind::Introspection);
         }
     }
+}
+
+/// The dialects where a table function entry is a built-in once lifted.
+fn engine_dialects(entry: &SensitiveEntry) -> Vec<SqlDialect> {
+    let mut dialects = vec![SqlDialect::Generic];
+    if entry.engine().contains("DuckDB") {
+        dialects.push(SqlDialect::DuckDb);
+    }
+    if entry.engine().contains("SQLite") {
+        dialects.push(SqlDialect::Sqlite);
+    }
+    dialects
+}
+
+#[test]
+fn every_table_function_entry_is_refused_called_qualified_and_as_a_view_and_lifted_by_name() {
+    let functions: Vec<_> = SensitiveEntry::all()
+        .filter(|e| e.kind() == SensitiveKind::TableFunction)
+        .collect();
+    assert!(functions.len() >= 10, "{}", functions.len());
+    for entry in functions {
+        let name = entry.name();
+        let upper = name.to_ascii_uppercase();
+        let forms = [
+            format!("SELECT * FROM {name}()"),
+            format!("SELECT * FROM main.{name}()"),
+            format!("SELECT * FROM \"{upper}\"()"),
+            format!("SELECT count(*) AS n FROM {name}() AS f"),
+            format!("SELECT * FROM {name}"),
+            format!("SELECT * FROM system.main.{name}"),
+            format!("SELECT (SELECT count(*) FROM {name}()) AS n"),
+        ];
+        let lifted = Policy::default().allow_sensitive(name);
+        let mut callable = std::collections::HashSet::new();
+        for dialect in engine_dialects(entry) {
+            for sql in &forms {
+                let refused = check(sql, dialect, &Policy::default()).expect_err(sql);
+                match refused.kind() {
+                    RejectKind::Sensitive { entry: got, .. } => {
+                        assert_eq!(*got, entry, "{dialect} {sql}");
+                    }
+                    other => panic!("{dialect} {sql}: {other:?}"),
+                }
+                assert!(refused.message().contains(entry.reason()), "{refused}");
+            }
+            // Lifted, the view is an ordinary relation, and the unqualified call the built-in in
+            // the dialects that have it (`pragma_database_list` is a view only, in DuckDB).
+            assert_eq!(code(&forms[4], dialect, &lifted), "ok", "{dialect}");
+            let all = Policy::default().with_sensitive_allowed(true);
+            assert_eq!(code(&forms[4], dialect, &all), "ok", "{dialect}");
+            for sql in [&forms[0], &forms[3]] {
+                if code(sql, dialect, &lifted) == "ok" {
+                    callable.insert(sql.clone());
+                }
+            }
+        }
+        assert_eq!(
+            callable.len(),
+            2,
+            "{name} is a built-in nowhere once lifted"
+        );
+    }
+}
+
+#[test]
+fn a_pragma_entry_refuses_the_pragma_statement_too() {
+    let entry = SensitiveEntry::find("pragma_database_list").expect("entry");
+    for dialect in [SqlDialect::Sqlite, SqlDialect::DuckDb, SqlDialect::Generic] {
+        for sql in [
+            "PRAGMA database_list",
+            "PRAGMA main.database_list",
+            "pragma DATABASE_LIST",
+        ] {
+            match check(sql, dialect, &Policy::default()).map_err(|r| r.kind().clone()) {
+                Err(RejectKind::Sensitive { entry: got, .. }) => assert_eq!(got, entry),
+                other => panic!("{dialect} {sql}: {other:?}"),
+            }
+            let lifted = Policy::default().allow_sensitive("pragma_database_list");
+            assert_eq!(code(sql, dialect, &lifted), "ok", "{dialect} {sql}");
+        }
+    }
+    // Other pragmas are no table function entry.
+    assert_eq!(
+        code("PRAGMA table_list", SqlDialect::Sqlite, &Policy::default()),
+        "ok"
+    );
+}
+
+#[test]
+fn settings_that_show_the_host_are_refused_by_name() {
+    for dialect in [SqlDialect::DuckDb, SqlDialect::Postgres] {
+        for setting in [
+            "home_directory",
+            "secret_directory",
+            "extension_directory",
+            "extension_directories",
+            "temp_directory",
+            "max_temp_directory_size",
+            "allowed_directories",
+            "allowed_paths",
+            "file_search_path",
+            "log_query_path",
+            "profile_output",
+            "profiling_output",
+            "http_logging_output",
+            "custom_extension_repository",
+            "autoinstall_extension_repository",
+            "memory_limit",
+            "max_memory",
+            "http_proxy",
+            "http_proxy_username",
+            "HOME_DIRECTORY",
+        ] {
+            for sql in [
+                format!("SELECT current_setting('{setting}')"),
+                format!("SELECT getvariable('{setting}')"),
+            ] {
+                assert_eq!(
+                    code(&sql, dialect, &Policy::default()),
+                    "sensitive",
+                    "{sql}"
+                );
+            }
+        }
+        for setting in [
+            "TimeZone",
+            "search_path",
+            "threads",
+            "access_mode",
+            "Calendar",
+        ] {
+            let sql = format!("SELECT current_setting('{setting}')");
+            assert_eq!(code(&sql, dialect, &Policy::default()), "ok", "{sql}");
+        }
+    }
+    let computed = "SELECT getvariable(name) FROM vars";
+    let refused = check(computed, SqlDialect::DuckDb, &Policy::default()).unwrap_err();
+    assert!(matches!(
+        refused.kind(),
+        RejectKind::Function {
+            class: crate::FunctionClass::Secrets,
+            ..
+        }
+    ));
+    let sql = "SELECT current_setting('memory_limit')";
+    let lifted = Policy::default().allow_sensitive("SHOW *memory*");
+    assert_eq!(code(sql, SqlDialect::DuckDb, &lifted), "ok");
 }
 
 #[test]

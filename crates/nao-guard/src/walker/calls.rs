@@ -1,6 +1,6 @@
 //! Calls that are not written as calls: PostgreSQL's attribute notation (`t.f`, `(x).f`),
-//! Redshift SUPER navigation, user-defined operators and casts, and `current_setting`, whose
-//! verdict depends on its argument. The walk's other checks are in the parent module.
+//! Redshift SUPER navigation, user-defined operators and casts, and `current_setting` and
+//! `getvariable`, whose verdict depends on their argument. The walk's other checks are in the parent module.
 
 use std::ops::ControlFlow;
 
@@ -186,8 +186,9 @@ impl Walker<'_> {
         }
     }
 
-    /// `current_setting('name')` reads a setting: refused when the setting is one where
-    /// deployments keep secrets (the rules of `SHOW name`), or when the name is computed.
+    /// `current_setting('name')` reads a setting, DuckDB's `getvariable('name')` a variable:
+    /// refused when the name is one where deployments keep secrets, paths or host facts (the
+    /// rules of `SHOW name`), or when the name is computed.
     pub(super) fn check_setting_read(
         &mut self,
         function: &sqlparser::ast::Function,
@@ -236,7 +237,10 @@ fn join_idents(parts: &[Ident]) -> String {
         .join(".")
 }
 
-/// `current_setting`: a built-in whose verdict depends on its argument (the setting it reads).
+/// `current_setting` and `getvariable`: built-ins whose verdict depends on their argument (the
+/// setting or variable they read).
 fn reads_a_setting(name: &Ident) -> bool {
-    name.value.eq_ignore_ascii_case("current_setting")
+    ["current_setting", "getvariable"]
+        .iter()
+        .any(|f| name.value.eq_ignore_ascii_case(f))
 }

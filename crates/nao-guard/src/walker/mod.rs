@@ -187,20 +187,26 @@ impl<'p> Walker<'p> {
             })
             .collect();
         let last = parts.last().map_or("", String::as_str);
+        let at = position(name.span());
+        let catalogued = functions::classify(self.dialect, name);
         let class = if self.policy.function_denied_by_name(last) {
             Some(FunctionClass::DeniedByPolicy)
+        } else if let Catalogued::Denied(class) = catalogued {
+            Some(class)
+        } else if let Some(entry) = crate::sensitive::refused_function(self.policy, name) {
+            // Shows the host or other sessions: refused with its reason unless lifted.
+            let kind = RejectKind::Sensitive {
+                name: written,
+                entry,
+            };
+            return self.reject(kind, at);
+        } else if catalogued == Catalogued::Allowed
+            || self.policy.allow_unknown_functions
+            || self.policy.function_allowed_by_name(&parts)
+        {
+            None
         } else {
-            match functions::classify(self.dialect, name) {
-                Catalogued::Denied(class) => Some(class),
-                Catalogued::Allowed => None,
-                Catalogued::Unknown
-                    if self.policy.allow_unknown_functions
-                        || self.policy.function_allowed_by_name(&parts) =>
-                {
-                    None
-                }
-                Catalogued::Unknown => Some(FunctionClass::Unknown),
-            }
+            Some(FunctionClass::Unknown)
         };
         match class {
             Some(class) => self.reject(
@@ -208,7 +214,7 @@ impl<'p> Walker<'p> {
                     name: written,
                     class,
                 },
-                position(name.span()),
+                at,
             ),
             None => ControlFlow::Continue(()),
         }
