@@ -75,6 +75,23 @@ pub enum DialectError {
         #[source]
         source: Option<BoxError>,
     },
+    /// The statement needed more of a resource than the engine is allowed to use: memory,
+    /// spill space, or the size of one value. The SQL is valid; it must ask for less.
+    #[error(
+        "{database}: the query needed more than the {limit} allowed here: {message}. Ask for \
+         less: filter or aggregate first, select fewer or narrower columns, or return \
+         length()/substr() of large values instead of the values."
+    )]
+    ResourceLimit {
+        /// The database.
+        database: String,
+        /// Which limit, with its size ("memory limit of 512 MiB", "largest value of 64 MiB").
+        limit: String,
+        /// The engine's message, without host paths.
+        message: String,
+        /// The engine's error code.
+        code: Option<String>,
+    },
     /// A value or type the adapter cannot represent in Arrow.
     #[error("{database}: unsupported: {what}")]
     Unsupported {
@@ -108,6 +125,7 @@ impl DialectError {
             DialectError::Timeout { .. } => "timeout",
             DialectError::Cancelled { .. } => "cancelled",
             DialectError::Connection { .. } => "connection",
+            DialectError::ResourceLimit { .. } => "resource_limit",
             DialectError::Unsupported { .. } => "unsupported",
             DialectError::Engine { .. } => "engine",
         }
@@ -119,6 +137,7 @@ impl DialectError {
             DialectError::Syntax { code, .. }
             | DialectError::UnknownObject { code, .. }
             | DialectError::Permission { code, .. }
+            | DialectError::ResourceLimit { code, .. }
             | DialectError::Engine { code, .. } => code.as_deref(),
             _ => None,
         }

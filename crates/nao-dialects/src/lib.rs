@@ -60,6 +60,7 @@ pub mod conformance;
 pub mod demo;
 #[cfg(feature = "duckdb")]
 pub mod duckdb;
+mod engine_limits;
 #[cfg(feature = "mysql")]
 pub mod mysql;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
@@ -72,6 +73,7 @@ pub mod sqlite;
 pub mod story_store;
 mod url;
 
+pub use engine_limits::{EngineLimits, Spill};
 pub use url::{OpenError, OpenOptions, open, open_with};
 
 pub use nao_core as core;

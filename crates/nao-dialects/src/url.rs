@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use nao_core::{Dialect, DialectError};
 
+use crate::EngineLimits;
+
 /// Why a URL could not be opened.
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
@@ -48,7 +50,9 @@ pub enum OpenError {
 ///
 /// The URL parameters `allow_privileged=true` and `set_role=<name>` say the same (and win
 /// over these options when given). Embedded engines (SQLite, DuckDB) have no roles and ignore
-/// both. `Debug` shows both fields; neither is a secret.
+/// both; they take their memory, thread and spill bounds from
+/// [`engine_limits`](Self::engine_limits) instead, which server engines ignore. `Debug`
+/// shows every field; none is a secret.
 ///
 /// ```
 /// let options = nao_dialects::OpenOptions::new().set_role("nao_reader");
@@ -61,6 +65,8 @@ pub struct OpenOptions {
     allow_privileged: bool,
     /// A role to switch to on every connection (`SET ROLE`) before anything runs.
     set_role: Option<String>,
+    /// Memory, threads and spill of an embedded engine.
+    engine_limits: EngineLimits,
 }
 
 impl OpenOptions {
@@ -95,6 +101,19 @@ impl OpenOptions {
     /// The role every connection switches to, if any.
     pub fn role(&self) -> Option<&str> {
         self.set_role.as_deref()
+    }
+
+    /// Bounds an embedded engine's memory, threads and spill ([`EngineLimits`]; the defaults
+    /// without this call).
+    #[must_use]
+    pub fn engine_limits(mut self, limits: EngineLimits) -> Self {
+        self.engine_limits = limits;
+        self
+    }
+
+    /// The bounds an embedded engine opens with.
+    pub fn limits(&self) -> &EngineLimits {
+        &self.engine_limits
     }
 }
 
@@ -131,8 +150,8 @@ pub async fn open_with(
     };
     let scheme = scheme.to_ascii_lowercase();
     match scheme.as_str() {
-        "sqlite" => open_sqlite(name, rest).await,
-        "duckdb" => open_duckdb(name, rest).await,
+        "sqlite" => open_sqlite(name, rest, options).await,
+        "duckdb" => open_duckdb(name, rest, options).await,
         "postgres" | "postgresql" => open_postgres(name, url, options).await,
         "mysql" | "mariadb" => open_mysql(name, url, options).await,
         _ => Err(OpenError::UnknownScheme {
@@ -224,14 +243,22 @@ fn path_of(rest: &str) -> Result<Option<std::path::PathBuf>, OpenError> {
 }
 
 #[cfg(feature = "sqlite")]
-async fn open_sqlite(name: &str, rest: &str) -> Result<Arc<dyn Dialect>, OpenError> {
-    crate::sqlite::open_url(name, path_of(rest)?)
+async fn open_sqlite(
+    name: &str,
+    rest: &str,
+    options: &OpenOptions,
+) -> Result<Arc<dyn Dialect>, OpenError> {
+    crate::sqlite::open_url(name, path_of(rest)?, options.limits().clone())
         .await
         .map_err(OpenError::from)
 }
 
 #[cfg(not(feature = "sqlite"))]
-async fn open_sqlite(_name: &str, _rest: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+async fn open_sqlite(
+    _name: &str,
+    _rest: &str,
+    _options: &OpenOptions,
+) -> Result<Arc<dyn Dialect>, OpenError> {
     Err(OpenError::FeatureDisabled {
         scheme: "sqlite".into(),
         feature: "sqlite",
@@ -239,14 +266,22 @@ async fn open_sqlite(_name: &str, _rest: &str) -> Result<Arc<dyn Dialect>, OpenE
 }
 
 #[cfg(feature = "duckdb")]
-async fn open_duckdb(name: &str, rest: &str) -> Result<Arc<dyn Dialect>, OpenError> {
-    crate::duckdb::open_url(name, path_of(rest)?)
+async fn open_duckdb(
+    name: &str,
+    rest: &str,
+    options: &OpenOptions,
+) -> Result<Arc<dyn Dialect>, OpenError> {
+    crate::duckdb::open_url(name, path_of(rest)?, options.limits().clone())
         .await
         .map_err(OpenError::from)
 }
 
 #[cfg(not(feature = "duckdb"))]
-async fn open_duckdb(_name: &str, _rest: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+async fn open_duckdb(
+    _name: &str,
+    _rest: &str,
+    _options: &OpenOptions,
+) -> Result<Arc<dyn Dialect>, OpenError> {
     Err(OpenError::FeatureDisabled {
         scheme: "duckdb".into(),
         feature: "duckdb",

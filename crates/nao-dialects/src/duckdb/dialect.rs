@@ -198,7 +198,12 @@ impl Dialect for DuckDbDialect {
 ///
 /// # Errors
 /// As [`DuckDbDialect::open`] and [`DuckDbDialect::in_memory`].
-pub async fn open_url(name: &str, path: Option<PathBuf>) -> Result<Arc<dyn Dialect>, DialectError> {
+pub async fn open_url(
+    name: &str,
+    path: Option<PathBuf>,
+    limits: crate::EngineLimits,
+) -> Result<Arc<dyn Dialect>, DialectError> {
+    let _ = limits;
     crate::url::open_blocking(name, "DuckDB", move |name| match path {
         Some(path) => DuckDbDialect::open(name, path),
         None => DuckDbDialect::in_memory(name, |_| Ok(())),

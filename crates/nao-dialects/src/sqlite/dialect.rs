@@ -192,7 +192,12 @@ impl SqliteDialect {
 
 /// Opens a database from a URL's path (`sqlite:///path.db`), or an empty in-memory database
 /// for `None` (`sqlite::memory:`), on a blocking thread.
-pub async fn open_url(name: &str, path: Option<PathBuf>) -> Result<Arc<dyn Dialect>, DialectError> {
+pub async fn open_url(
+    name: &str,
+    path: Option<PathBuf>,
+    limits: crate::EngineLimits,
+) -> Result<Arc<dyn Dialect>, DialectError> {
+    let _ = limits;
     crate::url::open_blocking(name, "SQLite", move |name| match path {
         Some(path) => SqliteDialect::open(name, path),
         None => SqliteDialect::in_memory(name, |_| Ok(())),

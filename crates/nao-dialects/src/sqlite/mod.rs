@@ -107,6 +107,7 @@
 //! `SQLITE_PERM` are `Permission`; `SQLITE_CANTOPEN` and "not a database" are `Connection`;
 //! the rest `Engine`. Each keeps SQLite's message and its extended result code as `code`.
 
+mod authorizer;
 mod catalog;
 mod comments;
 mod convert;

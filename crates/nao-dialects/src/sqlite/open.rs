@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::{Connection, OpenFlags};
 
 /// Idle connections kept for the next query; more are opened when queries overlap and
@@ -15,32 +14,6 @@ const MAX_IDLE: usize = 4;
 /// this wait, so it stays short.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Pragmas that only report on the schema. Every other pragma (writable settings such as
-/// `journal_mode`, `query_only`, `writable_schema`, or ones with effects such as
-/// `optimize`, `wal_checkpoint`, `incremental_vacuum`) is denied.
-const READ_ONLY_PRAGMAS: &[&str] = &[
-    "table_info",
-    "table_xinfo",
-    "table_list",
-    "index_list",
-    "index_info",
-    "index_xinfo",
-    "foreign_key_list",
-    "database_list",
-    "collation_list",
-];
-
-/// Functions denied even though the engine would run them: extension loading (which rusqlite
-/// leaves disabled, and stays so), and the file functions of the SQLite shell in case a build
-/// ever registers them.
-const DENIED_FUNCTIONS: &[&str] = &[
-    "load_extension",
-    "readfile",
-    "writefile",
-    "edit",
-    "fts3_tokenizer",
-];
-
 /// Where the pool's connections come from.
 #[derive(Debug, Clone)]
 pub(crate) enum Target {
@@ -48,39 +21,6 @@ pub(crate) enum Target {
     File(PathBuf),
     /// A `file:` URI (the shared-cache in-memory databases).
     Uri(String),
-}
-
-/// Decides what a statement may do while it is prepared: reads, selects, functions (but
-/// [`DENIED_FUNCTIONS`]), recursive CTEs and the [`READ_ONLY_PRAGMAS`]. Everything else —
-/// inserts, updates, deletes, DDL, ATTACH/DETACH, transactions, savepoints, ANALYZE, REINDEX,
-/// virtual tables, and any action a newer SQLite adds — is denied.
-pub(crate) fn authorize(context: AuthContext<'_>) -> Authorization {
-    match context.action {
-        AuthAction::Select | AuthAction::Read { .. } | AuthAction::Recursive => {
-            Authorization::Allow
-        }
-        AuthAction::Function { function_name } => {
-            if DENIED_FUNCTIONS
-                .iter()
-                .any(|f| f.eq_ignore_ascii_case(function_name))
-            {
-                Authorization::Deny
-            } else {
-                Authorization::Allow
-            }
-        }
-        AuthAction::Pragma { pragma_name, .. } => {
-            if READ_ONLY_PRAGMAS
-                .iter()
-                .any(|p| p.eq_ignore_ascii_case(pragma_name))
-            {
-                Authorization::Allow
-            } else {
-                Authorization::Deny
-            }
-        }
-        _ => Authorization::Deny,
-    }
 }
 
 /// Opens one query connection: `SQLITE_OPEN_READ_ONLY`, then `query_only`, defensive mode and
@@ -97,7 +37,7 @@ pub(crate) fn open_read_only(target: &Target) -> rusqlite::Result<Connection> {
     conn.pragma_update(None, "trusted_schema", false)?;
     conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
-    conn.authorizer(Some(authorize))?;
+    conn.authorizer(Some(super::authorizer::authorize))?;
     // Reading the schema here makes a file that is not a database fail at open, not later.
     conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))?;
     Ok(conn)
@@ -139,10 +79,11 @@ impl Pool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn shared_memory(name: &str) -> (Connection, Target) {
+    /// A shared-cache in-memory database holding `t(x)` with one row, and its writer.
+    pub(crate) fn shared_memory(name: &str) -> (Connection, Target) {
         let uri = format!("file:{name}?mode=memory&cache=shared");
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
@@ -158,8 +99,10 @@ mod tests {
     fn query_only_refuses_writes_even_without_the_authorizer() {
         let (_writer, target) = shared_memory("nao_open_test_query_only");
         let mut conn = open_read_only(&target).expect("open reader");
-        conn.authorizer(None::<fn(AuthContext<'_>) -> Authorization>)
-            .expect("remove authorizer");
+        conn.authorizer(
+            None::<fn(rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization>,
+        )
+        .expect("remove authorizer");
         let err = conn
             .execute("INSERT INTO t VALUES (2)", [])
             .expect_err("query_only must refuse");
@@ -168,50 +111,5 @@ mod tests {
             .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
             .expect("read");
         assert_eq!(rows, 1);
-    }
-
-    #[test]
-    fn the_authorizer_denies_writes_and_settings_but_allows_reads() {
-        let (_writer, target) = shared_memory("nao_open_test_authorizer");
-        let conn = open_read_only(&target).expect("open reader");
-        for denied in [
-            "INSERT INTO t VALUES (2)",
-            "PRAGMA query_only = OFF",
-            "PRAGMA writable_schema = ON",
-            "BEGIN",
-            "SAVEPOINT s",
-            "ANALYZE",
-            "SELECT load_extension('x')",
-        ] {
-            let err = conn.prepare(denied).map(|_| ()).expect_err(denied);
-            assert!(
-                err.to_string().contains("not authorized"),
-                "{denied}: {err}"
-            );
-        }
-        // Table-valued pragmas cannot set anything, and reading a non-schema pragma runs the
-        // pragma through the authorizer, which denies it.
-        assert!(conn.prepare("SELECT * FROM pragma_query_only(0)").is_err());
-        for smuggled in [
-            "SELECT * FROM pragma_journal_mode",
-            "SELECT * FROM pragma_query_only",
-        ] {
-            let err = conn
-                .query_row(smuggled, [], |r| r.get::<_, rusqlite::types::Value>(0))
-                .expect_err(smuggled);
-            assert!(
-                err.to_string().contains("not authorized"),
-                "{smuggled}: {err}"
-            );
-        }
-        for allowed in [
-            "SELECT * FROM t",
-            "PRAGMA table_info(t)",
-            "SELECT name FROM pragma_table_xinfo('t')",
-            "WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 3) SELECT n FROM s",
-        ] {
-            conn.prepare(allowed)
-                .unwrap_or_else(|e| panic!("{allowed}: {e}"));
-        }
     }
 }
