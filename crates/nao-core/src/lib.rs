@@ -86,6 +86,7 @@ pub mod provider;
 mod query_result;
 mod registry;
 mod result_store;
+pub mod scratch;
 pub mod story;
 mod tool;
 pub mod tools;
