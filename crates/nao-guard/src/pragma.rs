@@ -55,12 +55,14 @@ pub enum PragmaArgument {
 pub struct SqlitePragma {
     name: &'static str,
     argument: PragmaArgument,
+    table_valued: bool,
 }
 
 const fn object(name: &'static str) -> SqlitePragma {
     SqlitePragma {
         name,
         argument: PragmaArgument::Object,
+        table_valued: true,
     }
 }
 
@@ -68,6 +70,16 @@ const fn value(name: &'static str) -> SqlitePragma {
     SqlitePragma {
         name,
         argument: PragmaArgument::Value,
+        table_valued: true,
+    }
+}
+
+/// A setting SQLite has no `pragma_…` function for (its pragma returns no declared columns).
+const fn statement_only(name: &'static str) -> SqlitePragma {
+    SqlitePragma {
+        name,
+        argument: PragmaArgument::Value,
+        table_valued: false,
     }
 }
 
@@ -105,7 +117,7 @@ const PRAGMAS: &[SqlitePragma] = &[
     value("legacy_alter_table"),
     value("locking_mode"),
     value("max_page_count"),
-    value("mmap_size"),
+    statement_only("mmap_size"),
     value("module_list"),
     value("page_count"),
     value("page_size"),
@@ -125,7 +137,7 @@ const PRAGMAS: &[SqlitePragma] = &[
     value("threads"),
     value("trusted_schema"),
     value("user_version"),
-    value("wal_autocheckpoint"),
+    statement_only("wal_autocheckpoint"),
     value("writable_schema"),
 ];
 
@@ -163,6 +175,12 @@ impl SqlitePragma {
     /// What an argument does to it.
     pub fn argument(&self) -> PragmaArgument {
         self.argument
+    }
+
+    /// Whether SQLite also runs it as the table-valued function `pragma_<name>` (false for
+    /// `mmap_size` and `wal_autocheckpoint`, which are statements only).
+    pub fn table_valued(&self) -> bool {
+        self.table_valued
     }
 
     /// Whether it only reads when given `argument` (only whether there is one matters).

@@ -81,6 +81,18 @@ pub(crate) fn classify(dialect: SqlDialect, name: &ObjectName) -> Catalogued {
     classify_parts(dialect, qualifiers, last)
 }
 
+/// Whether a relation name is one of SQLite's table-valued pragmas written as a table
+/// (`FROM pragma_table_list`, `FROM pragma_optimize`): SQLite runs the pragma, so the function
+/// tiers judge the name as they judge `pragma_table_list()`.
+pub(crate) fn names_a_pragma(dialect: SqlDialect, name: &ObjectName) -> bool {
+    Catalogue::of(dialect).sqlite_pragmas
+        && name
+            .0
+            .last()
+            .and_then(ObjectNamePart::as_ident)
+            .is_some_and(|last| FoldedName::new(&last.value).starts_with(b"pragma_"))
+}
+
 /// Classifies an unqualified name (an attribute that may be a call), without building an
 /// [`ObjectName`].
 pub(crate) fn classify_ident(dialect: SqlDialect, name: &Ident) -> Catalogued {

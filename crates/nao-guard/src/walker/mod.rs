@@ -495,6 +495,9 @@ impl Visitor for Walker<'_> {
         if self.table_function_name.take() == Some(addr(relation)) || self.scopes.is_cte(relation) {
             return ControlFlow::Continue(());
         }
+        if functions::names_a_pragma(self.dialect, relation) {
+            self.check_function(relation)?;
+        }
         let table = TableName::from_object_name(relation);
         self.record_table(table, position(relation.span()))
     }
