@@ -14,8 +14,10 @@ use nao_core::{
 };
 use rusqlite::{Connection, OpenFlags};
 
-use super::open::{Pool, Target, open_read_only};
-use super::{catalog, errors, load, query};
+use super::open::{Pool, Target, open_read_only_with};
+use super::resources::Resources;
+use super::{catalog, errors, limits, load, query};
+use crate::EngineLimits;
 
 /// A SQLite database, read-only at every layer (see the [module docs](super)).
 ///
@@ -50,12 +52,42 @@ fn unique_memory_name() -> String {
 }
 
 impl SqliteDialect {
-    /// Opens the database file at `path` read-only, naming it `name` (its `database_id`).
+    /// Opens the database file at `path` read-only, naming it `name` (its `database_id`), with
+    /// the default [`EngineLimits`].
     ///
     /// Fails with [`DialectError::Connection`] naming the path when the file is missing, is
     /// not a SQLite database, or cannot be opened. Blocking: opens the file and reads its
     /// schema.
     pub fn open(name: impl Into<String>, path: impl AsRef<Path>) -> Result<Self, DialectError> {
+        SqliteDialect::open_with(name, path, &EngineLimits::default())
+    }
+
+    /// Opens the database file at `path` read-only, naming it `name`, within `limits`: the
+    /// page cache of each connection, the process's soft heap limit (lowered, never raised)
+    /// and where temporary data goes (see [Memory and limits](super#memory-and-limits)).
+    ///
+    /// ```
+    /// use nao_dialects::{EngineLimits, Spill};
+    /// use nao_dialects::sqlite::SqliteDialect;
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("nao-doc-open-with-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// # let path = dir.join("shop.db");
+    /// # nao_dialects::sqlite::rusqlite::Connection::open(&path).unwrap().execute_batch("CREATE TABLE t (x INTEGER)").unwrap();
+    /// let limits = EngineLimits::new().memory_limit(256 << 20).spill(Spill::Off);
+    /// let db = SqliteDialect::open_with("shop", &path, &limits)?;
+    /// # drop(db);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # Ok::<(), nao_dialects::core::DialectError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`open`](Self::open).
+    pub fn open_with(
+        name: impl Into<String>,
+        path: impl AsRef<Path>,
+        limits: &EngineLimits,
+    ) -> Result<Self, DialectError> {
         let name = name.into();
         let path = path.as_ref();
         let connection_error =
@@ -76,7 +108,8 @@ impl SqliteDialect {
             ));
         }
         let target = Target::File(path.to_path_buf());
-        let first = open_read_only(&target).map_err(|e| {
+        let resources = Resources::new(limits);
+        let first = open_read_only_with(&target, &resources).map_err(|e| {
             connection_error(
                 format!("cannot open the SQLite database {}: {e}", path.display()),
                 Some(e),
@@ -84,7 +117,7 @@ impl SqliteDialect {
         })?;
         Ok(SqliteDialect {
             name,
-            pool: Arc::new(Pool::new(target.clone(), first)),
+            pool: Arc::new(Pool::new(target.clone(), resources, first)),
             target,
             _sealed_writer: None,
         })
@@ -111,6 +144,21 @@ impl SqliteDialect {
         name: impl Into<String>,
         load: impl FnOnce(&Connection) -> rusqlite::Result<()>,
     ) -> Result<Self, DialectError> {
+        SqliteDialect::in_memory_with(name, &EngineLimits::default(), load)
+    }
+
+    /// As [`in_memory`](Self::in_memory), with the query connections within `limits` (as
+    /// [`open_with`](Self::open_with)). The database itself lives in SQLite's heap, whatever
+    /// its size: the limits bound what queries add to it, and the loading connection is left
+    /// as `load` needs it.
+    ///
+    /// # Errors
+    /// As [`in_memory`](Self::in_memory).
+    pub fn in_memory_with(
+        name: impl Into<String>,
+        limits: &EngineLimits,
+        load: impl FnOnce(&Connection) -> rusqlite::Result<()>,
+    ) -> Result<Self, DialectError> {
         let name = name.into();
         let uri = format!("file:{}?mode=memory&cache=shared", unique_memory_name());
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -126,10 +174,12 @@ impl SqliteDialect {
             source: Some(Box::new(e)),
         })?;
         let target = Target::Uri(uri);
-        let first = open_read_only(&target).map_err(|e| errors::dialect_error(&name, e))?;
+        let resources = Resources::new(limits);
+        let first = open_read_only_with(&target, &resources)
+            .map_err(|e| errors::dialect_error(&name, e))?;
         Ok(SqliteDialect {
             name,
-            pool: Arc::new(Pool::new(target.clone(), first)),
+            pool: Arc::new(Pool::new(target.clone(), resources, first)),
             target,
             _sealed_writer: Some(Mutex::new(writer)),
         })
@@ -168,7 +218,8 @@ impl SqliteDialect {
         })
     }
 
-    /// Runs `f` on a pooled connection on a blocking thread.
+    /// Runs `f` on a pooled connection on a blocking thread, under the value limit of the
+    /// default byte cap (the catalogue's statements have no call options).
     async fn with_connection<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, DialectError> + Send + 'static,
@@ -177,7 +228,9 @@ impl SqliteDialect {
         let name = self.name.clone();
         let task = tokio::task::spawn_blocking(move || {
             let conn = pool.get().map_err(|e| errors::dialect_error(&name, e))?;
-            let outcome = f(&conn);
+            let outcome = limits::set_value_limit(&conn, nao_core::DEFAULT_MAX_BYTES)
+                .map_err(|e| errors::dialect_error(&name, e))
+                .and_then(|()| f(&conn));
             pool.put(conn);
             outcome
         });
@@ -191,16 +244,15 @@ impl SqliteDialect {
 }
 
 /// Opens a database from a URL's path (`sqlite:///path.db`), or an empty in-memory database
-/// for `None` (`sqlite::memory:`), on a blocking thread.
+/// for `None` (`sqlite::memory:`), within `limits`, on a blocking thread.
 pub async fn open_url(
     name: &str,
     path: Option<PathBuf>,
-    limits: crate::EngineLimits,
+    limits: EngineLimits,
 ) -> Result<Arc<dyn Dialect>, DialectError> {
-    let _ = limits;
     crate::url::open_blocking(name, "SQLite", move |name| match path {
-        Some(path) => SqliteDialect::open(name, path),
-        None => SqliteDialect::in_memory(name, |_| Ok(())),
+        Some(path) => SqliteDialect::open_with(name, path, &limits),
+        None => SqliteDialect::in_memory_with(name, &limits, |_| Ok(())),
     })
     .await
 }

@@ -4,7 +4,7 @@ use nao_core::DialectError;
 use rusqlite::ffi::ErrorCode;
 
 /// The SQLite failure inside a rusqlite error: (primary code, extended code, message).
-fn failure(error: &rusqlite::Error) -> Option<(ErrorCode, i32, String)> {
+pub(super) fn failure(error: &rusqlite::Error) -> Option<(ErrorCode, i32, String)> {
     match error {
         rusqlite::Error::SqliteFailure(e, message) => Some((
             e.code,
@@ -22,6 +22,20 @@ fn failure(error: &rusqlite::Error) -> Option<(ErrorCode, i32, String)> {
 /// so.
 pub(crate) fn is_interrupt(error: &rusqlite::Error) -> bool {
     failure(error).is_some_and(|(code, _, _)| code == ErrorCode::OperationInterrupted)
+}
+
+/// Maps a rusqlite error of a statement run with the byte cap `max_bytes` on `database`: a
+/// statement that passed one of SQLite's limits gets a message naming the limit and what to
+/// write instead ([`limit_errors`](super::limit_errors)); any other error its kind.
+pub(crate) fn statement_error(
+    database: &str,
+    error: rusqlite::Error,
+    max_bytes: usize,
+) -> DialectError {
+    match super::limit_errors::limit_error(database, &error, max_bytes) {
+        Some(limit) => limit,
+        None => dialect_error(database, error),
+    }
 }
 
 /// Maps a rusqlite error of a statement on `database` to its kind.

@@ -27,8 +27,12 @@
 //! - [`SqliteDialect::in_memory`] gives the host a writable connection to load a new in-memory
 //!   database, then seals it: the loading connection is kept (so the database lives) but never
 //!   handed out again; [`SqliteDialect::from_batches`] loads Arrow batches that way.
+//! - [`SqliteDialect::open_with`] and [`SqliteDialect::in_memory_with`] do the same within
+//!   [`EngineLimits`](crate::EngineLimits) (see [Memory and limits](#memory-and-limits));
+//!   `open` and `in_memory` use the defaults.
 //! - [`open_url`] (used by [`crate::open`]): `sqlite:///path/to.db`, or `sqlite::memory:` for an
 //!   empty in-memory database. Without the `sqlite` feature those URLs fail with a clear error.
+//!   The engine limits come from [`OpenOptions`](crate::OpenOptions).
 //!
 //! ## Read-only layers
 //! The SQL guard has already proved the statement a read ([`ReadOnlySql`](nao_core::guard::ReadOnlySql));
@@ -84,6 +88,94 @@
 //! `execute` passes ([`Timeout`](nao_core::DialectError::Timeout)), or the stream was dropped;
 //! the connection then returns to the pool.
 //!
+//! ## Memory and limits
+//! The byte cap ([`ExecOptions::max_bytes`](nao_core::ExecOptions::max_bytes)) bounds what a
+//! result keeps; these bound what SQLite allocates while computing it. Measured figures below
+//! are SQLite's own heap peak (`sqlite3_memory_highwater`) under the default 64 MiB cap.
+//!
+//! **The value limit, per statement.** Before each statement the adapter sets
+//! `SQLITE_LIMIT_LENGTH` on its pooled connection to half the call's byte cap (a value is
+//! held twice while it becomes Arrow), at least 1 MiB: 32 MiB by default instead of SQLite's
+//! 1 GB. It bounds every string and blob a statement builds or reads and every row SQLite
+//! builds inside it (sort keys, `DISTINCT` and `GROUP BY` rows, a recursive CTE's queue). A
+//! statement that passes it stops with
+//! [`DialectError::ResourceLimit`](nao_core::DialectError::ResourceLimit) naming the limit,
+//! the cap and what to select instead; the connection is reset and serves the next
+//! statement. A value stored in the database larger than the limit cannot be read in that
+//! call (only `length()` of a BLOB, which SQLite answers from the record header).
+//!
+//! **The fixed limits, per connection** (each one's reason is in `limits.rs`), all set
+//! explicitly so a newer SQLite's defaults change nothing:
+//!
+//! | limit | value | SQLite's default |
+//! |---|---|---|
+//! | SQL length | 1 MiB (the guard's default is 100 KB) | 1 GB |
+//! | columns | 2000 | 2000 |
+//! | expression depth | 1000 | 1000 |
+//! | parser depth | 2500 | 2500 |
+//! | compound SELECT terms | 500 | 500 |
+//! | virtual-machine instructions | 1,000,000 (reported by SQLite as "out of memory") | 250,000,000 |
+//! | function arguments | 127 | 1000 |
+//! | attached databases | 0 (`ATTACH` is denied anyway) | 10 |
+//! | LIKE/GLOB pattern | 100 bytes | 50,000 |
+//! | parameters | 8 (the adapter binds none) | 32,766 |
+//! | trigger depth | 0 (nothing writes) | 1000 |
+//! | sorter helper threads | 0 | 0 |
+//!
+//! Each one passed is a `ResourceLimit` error with the limit, its value and advice.
+//!
+//! **Per database: [`EngineLimits`](crate::EngineLimits)**
+//! ([`SqliteDialect::open_with`], [`SqliteDialect::in_memory_with`], and `sqlite://` URLs
+//! through [`OpenOptions`](crate::OpenOptions); `open` and `in_memory` take the defaults):
+//! - *Page cache*: each connection's `cache_size` is a sixteenth of the memory limit, between
+//!   1 MiB and 64 MiB. It is also how much a sort keeps in memory before it writes sorted runs
+//!   to a temporary file.
+//! - *Soft heap limit*: `PRAGMA soft_heap_limit` is one setting for the whole process, so the
+//!   adapters only ever lower it: to the smallest memory limit of any SQLite adapter opened so
+//!   far, keeping a lower one the host set, and never raising it again (not even when that
+//!   adapter is dropped). It never fails a statement: past it SQLite reuses cache pages
+//!   instead of allocating new ones and sorts write their runs out at about 1 MiB.
+//! - *No hard heap limit*: `sqlite3_hard_heap_limit64` makes every SQLite allocation in the
+//!   process fail once the sum passes it: another database's adapter, the story store, or the
+//!   host's own use of the same SQLite would fail for a statement they did not run, and an
+//!   in-memory database holds its data on that same heap. A host that uses SQLite only
+//!   through nao can set one (`PRAGMA hard_heap_limit = N` on any connection; the pragma can
+//!   only lower it); statements that reach it fail with a `ResourceLimit` error.
+//! - *Threads*: SQLite runs a statement on the thread that steps it, one of tokio's blocking
+//!   threads; with no sorter helper threads that is one thread, within any thread count.
+//! - *Spill*: [`Spill::Under`](crate::Spill::Under) (the default) sets `temp_store = FILE`:
+//!   sorts past the page cache, and temporary b-trees past their own 2 MiB cache, go to
+//!   temporary files. SQLite picks their directory for the whole process (`SQLITE_TMPDIR`,
+//!   `TMPDIR`, `/var/tmp`, `/usr/tmp`, `/tmp`: the first writable one), so `parent` is not
+//!   used (only SQLite's deprecated, process-wide `temp_store_directory` could move them, for
+//!   every connection at once), and `max_bytes` is not enforced (SQLite has no cap on
+//!   temporary files; the statement's time limit bounds them). On Linux they are opened with
+//!   `O_TMPFILE` (mode 0600, never named), so they vanish when closed or when the process
+//!   dies, with nothing to clean up; on a tmpfs they take RAM. [`Spill::Off`](crate::Spill::Off)
+//!   sets `temp_store = MEMORY`: nothing is written, and sorts and temporary b-trees stay in
+//!   memory with no bound but the time limit (or a hard heap limit the host set): an
+//!   `ORDER BY` over 3 million generated rows took 115 MB of heap there, and with files
+//!   about the page cache's size (2.4 MB with a 2 MiB cache).
+//!
+//! **What one statement can make SQLite allocate, and what bounds it:**
+//!
+//! | allocation | bounded by |
+//! |---|---|
+//! | one string or blob: `zeroblob`, `randomblob`, `printf('%.*c', n, 'x')`, `replace`, `\|\|`, `hex`, a stored value read | the value limit |
+//! | an aggregate's accumulator: `group_concat`/`string_agg`, `json_group_array`/`_object` | the value limit; the buffer grows by doubling and is copied, so the peak is a few times the limit (`json_group_array` of `hex` values: 134 MB) |
+//! | a recursive CTE that doubles a string | the value limit; each step holds a few copies (114 MB) |
+//! | the values a statement holds at once (result columns, function arguments, CASE branches) | each by the value limit; their number only by the columns, function-argument and SQL-length limits: `max()` of ten 30 MB `randomblob`s holds all ten (315 MB). No per-statement bound on the sum exists in SQLite; only a hard heap limit bounds it |
+//! | sorts (`ORDER BY`, `GROUP BY` and window `ORDER BY` without an index) | the page cache, then temporary files (`Spill::Off`: the time limit) |
+//! | temporary b-trees (`DISTINCT`, `UNION`/`INTERSECT`/`EXCEPT`, `IN (subquery)`, materialized CTEs and views, a recursive CTE's queue, window partitions, `count(DISTINCT …)`, automatic indexes) | 2 MiB of cache each, then temporary files (`Spill::Off`: the time limit) |
+//! | `json_each`/`json_tree` over a value | the value limit times a small factor (a 2-million-element array: 70 MB) |
+//! | the parse tree and compiled program | the SQL length, instruction, depth and compound limits (a 1.3 MB `IN` list: 38 MB) |
+//! | the page cache | `cache_size` per connection; an in-memory database's whole data |
+//!
+//! Time is bounded by the progress handler between virtual-machine steps, but not inside one
+//! function call: `LIKE`/`GLOB` cost the pattern's length times the value's (a 5,001-byte
+//! pattern over 1 MB took 14 s, hence 100 bytes), and `instr`/`replace` the needle's times the
+//! value's, bounded only by the value limit (a 10 KB needle in 30 MB: 7 s).
+//!
 //! ## Catalogue and comments
 //! [`list_tables`](nao_core::Dialect::list_tables) and
 //! [`describe_table`](nao_core::Dialect::describe_table) read `sqlite_schema` and
@@ -105,7 +197,8 @@
 //! Syntax errors ("near …: syntax error", "incomplete input") are `Syntax`; "no such table,
 //! column, function" are `UnknownObject`; authorizer denials, `SQLITE_READONLY` and
 //! `SQLITE_PERM` are `Permission`; `SQLITE_CANTOPEN` and "not a database" are `Connection`;
-//! the rest `Engine`. Each keeps SQLite's message and its extended result code as `code`.
+//! a limit passed (above) is `ResourceLimit`; the rest `Engine`. Each keeps SQLite's message
+//! and its extended result code as `code`.
 
 mod authorizer;
 mod catalog;
@@ -114,9 +207,12 @@ mod convert;
 mod decimal;
 mod dialect;
 mod errors;
+mod limit_errors;
+mod limits;
 mod load;
 mod open;
 mod query;
+mod resources;
 mod temporal;
 mod types;
 

@@ -14,9 +14,9 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::convert::{ColumnBuilder, Misfit};
-use super::errors;
 use super::open::Pool;
 use super::types::Declared;
+use super::{errors, limits};
 
 /// SQLite virtual-machine steps between checks of the deadline, the token and the receiver.
 const PROGRESS_STEPS: i32 = 1_000;
@@ -38,7 +38,8 @@ pub(crate) struct Job {
     pub(crate) row_limit: u64,
     /// Rows per batch.
     pub(crate) batch_size: usize,
-    /// A batch is sent early once its values reach this many bytes.
+    /// The call's byte cap: a batch is sent early once its values reach it, and half of it
+    /// is the most one value may take ([`limits::value_limit`]).
     pub(crate) max_bytes: usize,
     /// The time limit, for the error.
     pub(crate) timeout: Duration,
@@ -130,6 +131,10 @@ fn run(pool: &Pool, job: &Job, tx: &mpsc::Sender<Message>) {
             return;
         }
     };
+    if let Err(e) = limits::set_value_limit(&conn, job.max_bytes) {
+        let _ = tx.blocking_send(Message::Failed(errors::dialect_error(&job.database, e)));
+        return;
+    }
     let reason = Arc::new(AtomicU8::new(RUNNING));
     let watcher = {
         let (reason, cancel, deadline, tx) =
@@ -192,7 +197,7 @@ fn read(
                 _ => {}
             }
         }
-        Stop::Failed(errors::dialect_error(database, e))
+        Stop::Failed(errors::statement_error(database, e, job.max_bytes))
     };
     let mut statement = conn.prepare(&job.sql).map_err(engine_error)?;
     let plans: Vec<ColumnPlan> = statement

@@ -1,0 +1,159 @@
+//! What a SQLite database may take of the host, from its [`EngineLimits`]: the page cache of
+//! each connection, the process's soft heap limit, and whether temporary data goes to files
+//! or stays in memory (see the [module docs](super) for what each bounds, and what SQLite
+//! cannot do).
+
+use std::sync::Mutex;
+
+use rusqlite::Connection;
+
+use crate::{EngineLimits, Spill};
+
+/// The page cache of one connection is this fraction (1/n) of the memory limit: four idle
+/// connections, each with its cache and a sort buffer of the same size (the sorter writes to a
+/// temporary file past the cache size), then hold at most half the limit.
+const CACHE_SHARE: u64 = 16;
+/// The smallest page cache of a connection.
+const MIN_CACHE: u64 = 1 << 20;
+/// The largest page cache of a connection: sorts larger than this merge from temporary files,
+/// which costs little more than sorting in memory, and a larger cache only helps repeated scans.
+const MAX_CACHE: u64 = 64 << 20;
+
+/// Serializes the read-and-lower of the process-wide soft heap limit between adapters.
+static SOFT_HEAP_LIMIT: Mutex<()> = Mutex::new(());
+
+/// Where SQLite keeps temporary b-trees and sort runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TempStore {
+    /// In temporary files (`PRAGMA temp_store = FILE`) past a page cache's worth of memory.
+    File,
+    /// In memory only (`PRAGMA temp_store = MEMORY`).
+    Memory,
+}
+
+impl TempStore {
+    /// The pragma's value.
+    fn pragma(self) -> &'static str {
+        match self {
+            TempStore::File => "FILE",
+            TempStore::Memory => "MEMORY",
+        }
+    }
+}
+
+/// The settings every query connection of one database gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Resources {
+    /// Page cache of each connection, in KiB.
+    pub(crate) cache_kib: u64,
+    /// Where temporary data goes.
+    pub(crate) temp_store: TempStore,
+    /// The soft heap limit this database asks of the process, in bytes.
+    pub(crate) soft_heap_limit: u64,
+}
+
+impl Resources {
+    /// The settings for `limits`.
+    pub(crate) fn new(limits: &EngineLimits) -> Self {
+        let memory = limits.memory_limit_bytes();
+        let cache = (memory / CACHE_SHARE).clamp(MIN_CACHE, MAX_CACHE);
+        let temp_store = match limits.spill_policy() {
+            Spill::Off => TempStore::Memory,
+            // SQLite cannot honour the directory or the cap: see the module docs.
+            _ => TempStore::File,
+        };
+        Resources {
+            cache_kib: cache >> 10,
+            temp_store,
+            soft_heap_limit: memory,
+        }
+    }
+
+    /// Applies the settings to a connection being opened (before its authorizer, which
+    /// denies these pragmas).
+    pub(crate) fn apply(&self, conn: &Connection) -> rusqlite::Result<()> {
+        // A negative cache size is in KiB.
+        let cache = -i64::try_from(self.cache_kib).unwrap_or(i64::MAX);
+        conn.pragma_update(None, "cache_size", cache)?;
+        conn.pragma_update(None, "temp_store", self.temp_store.pragma())?;
+        lower_soft_heap_limit(conn, self.soft_heap_limit)
+    }
+}
+
+/// Lowers the process's soft heap limit to `bytes` when it is unset or higher; never raises
+/// it. The limit is SQLite's, one for the whole process: the adapters of several databases
+/// share it, so the smallest memory limit any of them asked for wins, as does a lower one
+/// the host set. Lowering it never fails a statement, it only makes SQLite reuse cache pages
+/// and write sort runs to temporary files sooner.
+pub(crate) fn lower_soft_heap_limit(conn: &Connection, bytes: u64) -> rusqlite::Result<()> {
+    let wanted = i64::try_from(bytes).unwrap_or(i64::MAX);
+    let _serial = SOFT_HEAP_LIMIT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let current = soft_heap_limit(conn)?;
+    if current <= 0 || wanted < current {
+        conn.pragma_update(None, "soft_heap_limit", wanted)?;
+    }
+    Ok(())
+}
+
+/// The process's soft heap limit, in bytes (0: none).
+pub(crate) fn soft_heap_limit(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA soft_heap_limit", [], |row| row.get(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_is_a_bounded_share_of_the_memory_limit() {
+        let of = |bytes: u64| Resources::new(&EngineLimits::new().memory_limit(bytes));
+        assert_eq!(of(512 << 20).cache_kib, 32 << 10);
+        assert_eq!(of(16 << 20).cache_kib, MIN_CACHE >> 10);
+        assert_eq!(of(8 << 30).cache_kib, MAX_CACHE >> 10);
+        assert_eq!(of(512 << 20).soft_heap_limit, 512 << 20);
+    }
+
+    #[test]
+    fn spill_off_keeps_temporary_data_in_memory() {
+        let off = Resources::new(&EngineLimits::new().spill(Spill::Off));
+        assert_eq!(off.temp_store, TempStore::Memory);
+        let under = Resources::new(&EngineLimits::new().spill(Spill::under("/nowhere", 1 << 30)));
+        assert_eq!(under.temp_store, TempStore::File);
+    }
+
+    #[test]
+    fn the_settings_reach_the_connection() {
+        let conn = Connection::open_in_memory().expect("open");
+        let resources = Resources::new(
+            &EngineLimits::new()
+                .memory_limit(256 << 20)
+                .spill(Spill::Off),
+        );
+        resources.apply(&conn).expect("apply");
+        let cache: i64 = conn
+            .query_row("PRAGMA cache_size", [], |r| r.get(0))
+            .expect("cache_size");
+        assert_eq!(cache, -(16 << 10));
+        let temp: i64 = conn
+            .query_row("PRAGMA temp_store", [], |r| r.get(0))
+            .expect("temp_store");
+        assert_eq!(temp, 2, "MEMORY");
+    }
+
+    #[test]
+    fn the_soft_heap_limit_is_lowered_never_raised() {
+        // Process-wide, and other tests lower it too: only "at most" can be checked.
+        let conn = Connection::open_in_memory().expect("open");
+        lower_soft_heap_limit(&conn, 3 << 30).expect("lower");
+        let before = soft_heap_limit(&conn).expect("read");
+        assert!(before > 0 && before <= 3 << 30, "{before}");
+        lower_soft_heap_limit(&conn, (before as u64) * 2).expect("not raised");
+        let after = soft_heap_limit(&conn).expect("read");
+        assert!(after > 0 && after <= before, "{after} after {before}");
+        lower_soft_heap_limit(&conn, 200 << 20).expect("lower");
+        let lowered = soft_heap_limit(&conn).expect("read");
+        assert!(lowered > 0 && lowered <= 200 << 20, "{lowered}");
+    }
+}
