@@ -64,7 +64,15 @@ async fn evicted_results_spill_to_disk_and_page_later() {
     let store = ResultStore::new(one.memory_size() + 16).with_spill_dir(&dir);
     let first = store.insert(one).await;
     let second = store.insert(result(7)).await;
-    let spill_file = dir.join(format!("{}.arrow", first.id));
+    let scratch = store
+        .spill_path()
+        .expect("the first spill made a directory");
+    assert_eq!(
+        scratch.parent(),
+        Some(dir.as_path()),
+        "inside the host's directory"
+    );
+    let spill_file = scratch.join("1.arrow");
     assert!(
         spill_file.exists(),
         "the evicted result is written to {}",
@@ -80,13 +88,13 @@ async fn evicted_results_spill_to_disk_and_page_later() {
         "the batches read back are the ones stored"
     );
     assert_eq!(back.sql, "SELECT n FROM t");
+    assert!(!spill_file.exists(), "a result read back leaves its file");
     // Reading it back made room by spilling the other one.
     assert!(store.get(&second.id).await.is_some());
+    let scratch = scratch.to_path_buf();
     drop(store);
-    assert!(
-        !spill_file.exists(),
-        "spill files are removed with the store"
-    );
+    assert!(!scratch.exists(), "spill files are removed with the store");
+    assert!(dir.is_dir(), "the host's directory stays");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
