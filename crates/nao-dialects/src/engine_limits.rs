@@ -14,8 +14,6 @@ const MAX_DEFAULT_MEMORY: u64 = 2 << 30;
 const FALLBACK_MEMORY: u64 = 1 << 30;
 /// The default memory limit is this fraction (1/n) of the memory the process may use.
 const DEFAULT_MEMORY_SHARE: u64 = 8;
-/// The default cap on spilled data.
-const DEFAULT_SPILL_BYTES: u64 = 2 << 30;
 
 /// Where an embedded engine may write temporary data when a statement outgrows its memory
 /// (a large sort, join, `DISTINCT` or aggregate).
@@ -47,9 +45,10 @@ impl Spill {
 }
 
 impl Default for Spill {
-    /// A private directory under the system's temporary directory, at most 2 GiB.
+    /// [`Spill::Off`]: an attacker's query cannot fill the host's disk. A host that wants big
+    /// sorts and joins to spill names a directory on a filesystem sized for it.
     fn default() -> Self {
-        Spill::under(std::env::temp_dir(), DEFAULT_SPILL_BYTES)
+        Spill::Off
     }
 }
 
@@ -57,8 +56,8 @@ impl Default for Spill {
 ///
 /// The defaults are safe for a host that serves a model: an eighth of the memory the process
 /// may use (the machine's, or its cgroup's when lower), between 128 MiB and 2 GiB; as many
-/// threads as the machine has cores; spilling into a private directory under the system's
-/// temporary directory, at most 2 GiB. See each adapter's docs for how it applies them.
+/// threads as the machine has cores; no spilling to disk ([`Spill::Off`]). See each
+/// adapter's docs for how it applies them.
 ///
 /// ```
 /// use nao_dialects::{EngineLimits, Spill};

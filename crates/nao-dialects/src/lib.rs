@@ -67,6 +67,7 @@ pub mod mysql;
 mod oversize;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+mod sizes;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 #[cfg(feature = "sqlite")]

@@ -9,24 +9,11 @@
 use arrow_schema::Schema;
 use nao_core::DialectError;
 
+pub(crate) use crate::sizes::human;
+
 /// The most bytes one row may take under a byte cap of `max_bytes`.
 pub(crate) fn row_limit(max_bytes: usize) -> usize {
     (max_bytes / 2).max(1)
-}
-
-/// A size for people: whole MiB exactly, else one decimal, else bytes.
-pub(crate) fn human(bytes: usize) -> String {
-    const MIB: usize = 1 << 20;
-    const KIB: usize = 1 << 10;
-    if bytes >= MIB && bytes.is_multiple_of(MIB) {
-        format!("{} MiB", bytes / MIB)
-    } else if bytes >= MIB {
-        format!("{:.1} MiB", bytes as f64 / MIB as f64)
-    } else if bytes >= KIB {
-        format!("{:.1} KiB", bytes as f64 / KIB as f64)
-    } else {
-        format!("{bytes} bytes")
-    }
 }
 
 /// How an engine's SQL gets around a column too wide to return.

@@ -12,8 +12,10 @@ use nao_core::{
     BatchStream, Dialect, DialectError, ExecOptions, TableFilter, TableInfo, TableRef, TableSchema,
 };
 
-use super::open::{SealedDir, open_read_only, seal};
+use super::host_paths::HostPaths;
+use super::open::{Opened, Sealed, open_read_only, seal};
 use super::{catalog, errors, load, stream};
+use crate::EngineLimits;
 
 /// A read-only DuckDB database: a file, or an in-memory database a host loaded and sealed.
 ///
@@ -24,31 +26,109 @@ pub struct DuckDbDialect {
     name: Arc<str>,
     /// Where the database lives: the host's file, or the sealed copy.
     path: PathBuf,
-    /// The connection statements are cloned from. Declared before `sealed`, so it closes
-    /// before the sealed directory is removed.
+    /// The connection statements are cloned from. Declared before the directories, so it
+    /// closes before they are removed.
     root: Mutex<Connection>,
+    /// Host paths kept out of the messages the model reads.
+    host_paths: Arc<HostPaths>,
+    /// The private directory DuckDB spills into, if spilling is on.
+    spill: Option<nao_core::scratch::ScratchDir>,
+    /// The spill directory and its size limit, which the adapter enforces.
+    spill_quota: Option<stream::SpillQuota>,
     /// The private directory of a sealed in-memory database.
-    sealed: Option<SealedDir>,
+    sealed: Option<Sealed>,
 }
 
 impl DuckDbDialect {
-    /// Opens the DuckDB file at `path` read-only, with external access off and the
-    /// configuration locked. Blocks while DuckDB opens the file; from async code use
-    /// [`open_url`](super::open_url) or `spawn_blocking`.
+    /// Opens the DuckDB file at `path` read-only, with external access off, the default
+    /// [`EngineLimits`] and the configuration locked. Blocks while DuckDB opens the file; from
+    /// async code use [`open_url`](super::open_url) or `spawn_blocking`.
     ///
     /// # Errors
     /// [`DialectError::Connection`] naming the path when the file is missing or DuckDB cannot
     /// open it.
     pub fn open(name: impl Into<String>, path: impl AsRef<Path>) -> Result<Self, DialectError> {
+        DuckDbDialect::open_with(name, path, &EngineLimits::default())
+    }
+
+    /// Opens the DuckDB file at `path` read-only as [`open`](Self::open) does, within
+    /// `limits`: DuckDB's memory limit, threads, and a private spill directory (or none); see
+    /// [Limits](super#limits) for what they bound and what they do not.
+    ///
+    /// ```
+    /// use nao_dialects::duckdb::DuckDbDialect;
+    /// use nao_dialects::{EngineLimits, Spill};
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("nao-doc-duckdb-open-with-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// # let path = dir.join("shop.duckdb");
+    /// # nao_dialects::duckdb::driver::Connection::open(&path).unwrap().execute_batch("CREATE TABLE t (x INTEGER)").unwrap();
+    /// let limits = EngineLimits::new()
+    ///     .memory_limit(256 << 20)
+    ///     .threads(2)
+    ///     .spill(Spill::Off);
+    /// let db = DuckDbDialect::open_with("shop", &path, &limits)?;
+    /// # drop(db);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # Ok::<(), nao_dialects::core::DialectError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`open`](Self::open), and [`DialectError::Connection`] when the spill directory
+    /// cannot be created.
+    pub fn open_with(
+        name: impl Into<String>,
+        path: impl AsRef<Path>,
+        limits: &EngineLimits,
+    ) -> Result<Self, DialectError> {
         let name: String = name.into();
         let path = path.as_ref();
-        let root = open_read_only(&name, path)?;
-        Ok(DuckDbDialect {
+        let opened = open_read_only(&name, path, limits)?;
+        Ok(DuckDbDialect::new(
+            name,
+            path.to_owned(),
+            limits,
+            opened,
+            None,
+        ))
+    }
+
+    /// The adapter over an opened database.
+    fn new(
+        name: String,
+        path: PathBuf,
+        limits: &EngineLimits,
+        opened: Opened,
+        sealed: Option<Sealed>,
+    ) -> Self {
+        let mut host_paths = HostPaths::default();
+        if let Some(sealed) = &sealed {
+            host_paths.add(sealed.dir(), "<the sealed database's directory>");
+        } else {
+            host_paths.add(&path, "<the database file>");
+            if let Some(parent) = path.parent() {
+                host_paths.add(parent, "<the database's directory>");
+            }
+        }
+        if let Some(spill) = &opened.spill {
+            host_paths.add(spill.path(), "<the spill directory>");
+        }
+        let spill_quota = match (&opened.spill, limits.spill_policy()) {
+            (Some(dir), crate::Spill::Under { max_bytes, .. }) => Some(stream::SpillQuota {
+                dir: dir.path().to_owned(),
+                max_bytes: *max_bytes,
+            }),
+            _ => None,
+        };
+        DuckDbDialect {
             name: name.into(),
-            path: path.to_owned(),
-            root: Mutex::new(root),
-            sealed: None,
-        })
+            path,
+            root: Mutex::new(opened.connection),
+            host_paths: Arc::new(host_paths),
+            spill: opened.spill,
+            spill_quota,
+            sealed,
+        }
     }
 
     /// An in-memory database the host fills through `load`'s writable connection, then sealed:
@@ -64,14 +144,23 @@ impl DuckDbDialect {
         name: impl Into<String>,
         load: impl FnOnce(&Connection) -> duckdb::Result<()>,
     ) -> Result<Self, DialectError> {
+        DuckDbDialect::in_memory_with(name, &EngineLimits::default(), load)
+    }
+
+    /// A sealed in-memory database as [`in_memory`](Self::in_memory) makes, whose read-only
+    /// side runs within `limits` (the host's loading connection runs with DuckDB's defaults).
+    ///
+    /// # Errors
+    /// As [`in_memory`](Self::in_memory).
+    pub fn in_memory_with(
+        name: impl Into<String>,
+        limits: &EngineLimits,
+        load: impl FnOnce(&Connection) -> duckdb::Result<()>,
+    ) -> Result<Self, DialectError> {
         let name: String = name.into();
-        let (root, dir) = seal(&name, load)?;
-        Ok(DuckDbDialect {
-            name: name.into(),
-            path: dir.file(),
-            root: Mutex::new(root),
-            sealed: Some(dir),
-        })
+        let (opened, sealed) = seal(&name, limits, load)?;
+        let file = sealed.file();
+        Ok(DuckDbDialect::new(name, file, limits, opened, Some(sealed)))
     }
 
     /// A sealed in-memory database with one table per `(name, batches)` pair, created from the
@@ -121,8 +210,10 @@ impl DuckDbDialect {
             .root
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        root.try_clone()
-            .map_err(|e| errors::from_duckdb(&self.name, e, None))
+        root.try_clone().map_err(|e| {
+            self.host_paths
+                .scrub(errors::from_duckdb(&self.name, e, None))
+        })
     }
 
     /// Runs `read` on a fresh connection on the blocking pool.
@@ -140,6 +231,7 @@ impl DuckDbDialect {
                 code: None,
                 source: None,
             })?
+            .map_err(|e| self.host_paths.scrub(e))
     }
 }
 
@@ -149,6 +241,7 @@ impl fmt::Debug for DuckDbDialect {
             .field("name", &self.name)
             .field("path", &self.path)
             .field("sealed", &self.sealed.is_some())
+            .field("spill", &self.spill.as_ref().map(|dir| dir.path()))
             .finish_non_exhaustive()
     }
 }
@@ -171,9 +264,11 @@ impl Dialect for DuckDbDialect {
         let connection = self.connection()?;
         stream::execute(
             Arc::clone(&self.name),
+            Arc::clone(&self.host_paths),
             connection,
             sql.sql().to_owned(),
             options,
+            self.spill_quota.clone(),
         )
         .await
     }
@@ -201,12 +296,11 @@ impl Dialect for DuckDbDialect {
 pub async fn open_url(
     name: &str,
     path: Option<PathBuf>,
-    limits: crate::EngineLimits,
+    limits: EngineLimits,
 ) -> Result<Arc<dyn Dialect>, DialectError> {
-    let _ = limits;
     crate::url::open_blocking(name, "DuckDB", move |name| match path {
-        Some(path) => DuckDbDialect::open(name, path),
-        None => DuckDbDialect::in_memory(name, |_| Ok(())),
+        Some(path) => DuckDbDialect::open_with(name, path, &limits),
+        None => DuckDbDialect::in_memory_with(name, &limits, |_| Ok(())),
     })
     .await
 }

@@ -16,6 +16,8 @@ pub(super) enum StopReason {
     Cancelled,
     /// The time limit passed.
     Timeout(Duration),
+    /// The database's spill directory grew past its size limit (bytes).
+    SpillFull(u64),
 }
 
 /// The error for a statement stopped for `reason`.
@@ -28,6 +30,18 @@ pub(super) fn stopped(database: &str, reason: StopReason) -> DialectError {
             database: database.to_owned(),
             limit,
         },
+        StopReason::SpillFull(max_bytes) => {
+            let size = crate::sizes::human(usize::try_from(max_bytes).unwrap_or(usize::MAX));
+            DialectError::ResourceLimit {
+                database: database.to_owned(),
+                limit: format!("spill space of {size}"),
+                message: format!(
+                    "the statement outgrew the memory limit and wrote more than {size} of \
+                     temporary data to disk, so it was stopped"
+                ),
+                code: None,
+            }
+        }
     }
 }
 
@@ -85,6 +99,24 @@ fn classify(
             code,
         };
     }
+    if kind == "Out of Memory Error" {
+        // DuckDB says "failed to allocate …" for memory and "failed to offload …" or names
+        // max_temp_directory_size when the spill directory is full or off.
+        let spill = lower.contains("offload")
+            || lower.contains("temp")
+            || lower.contains("temporary directory");
+        let limit = if spill {
+            "spill space (the memory limit was reached and spilling to disk is off or full)"
+        } else {
+            "memory limit"
+        };
+        return DialectError::ResourceLimit {
+            database,
+            limit: limit.to_owned(),
+            message: first_paragraph(&message).to_owned(),
+            code,
+        };
+    }
     match kind {
         "Parser Error" => DialectError::Syntax {
             database,
@@ -121,6 +153,13 @@ fn classify(
             source,
         },
     }
+}
+
+/// The message up to its first blank line: DuckDB follows an out-of-memory error with
+/// "Possible solutions" that are the host's to apply (`SET memory_limit`, `SET threads`), not
+/// the model's, which cannot change settings.
+fn first_paragraph(message: &str) -> &str {
+    message.split("\n\n").next().unwrap_or(message).trim_end()
 }
 
 /// The `"<Type> Error"` prefix of a DuckDB message, if it has one.
@@ -181,6 +220,30 @@ mod tests {
             None,
         );
         assert_eq!(timeout.kind_code(), "timeout");
+    }
+
+    #[test]
+    fn out_of_memory_is_a_resource_limit_without_the_settings_advice() {
+        let memory = classify(
+            "db",
+            "Out of Memory Error: failed to allocate data of size 16.0 MiB (239.0 MiB/244.1 MiB \
+             used)\n\nPossible solutions:\n* Reducing the number of threads (SET threads=X)"
+                .into(),
+            None,
+            None,
+        );
+        assert_eq!(memory.kind_code(), "resource_limit");
+        let text = memory.to_string();
+        assert!(text.contains("memory limit"), "{text}");
+        assert!(text.contains("244.1 MiB"), "{text}");
+        assert!(!text.contains("SET threads"), "{text}");
+        let spill = classify(
+            "db",
+            "Out of Memory Error: failed to offload data block of size 256.0 KiB".into(),
+            None,
+            None,
+        );
+        assert!(spill.to_string().contains("spill space"), "{spill}");
     }
 
     #[test]

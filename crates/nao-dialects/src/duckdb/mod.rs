@@ -32,6 +32,39 @@
 //! is read or written: no `COPY … TO`, `read_csv`, `ATTACH`, `INSTALL`, `LOAD`), and then
 //! `lock_configuration = true`, so no `SET` or `PRAGMA` can lift the other two.
 //!
+//! ## Limits
+//! Each database opens within the host's [`EngineLimits`](crate::EngineLimits)
+//! ([`DuckDbDialect::open_with`], [`DuckDbDialect::in_memory_with`], or
+//! [`OpenOptions::engine_limits`](crate::OpenOptions::engine_limits) for URLs), locked like the
+//! read-only layers:
+//! - `memory_limit`: DuckDB's buffer manager fails an allocation past it with an out-of-memory
+//!   error, which the model reads as [`DialectError::ResourceLimit`] (without DuckDB's advice
+//!   to change settings, which the model cannot do). It counts hash tables, sorts, aggregate
+//!   states, materialised CTEs and the string data of computed columns.
+//! - `threads`.
+//! - Spilling: [`Spill::Off`](crate::Spill::Off) (the default) sets an empty
+//!   `temp_directory`, so nothing is written to disk and a statement past the memory limit
+//!   fails; [`Spill::Under`](crate::Spill::Under) gives DuckDB a private directory (removed with
+//!   the adapter; one left by a crashed process is removed when the next adapter opens) with
+//!   `max_temp_directory_size`. DuckDB 1.5.6 does not hold that size (a hash aggregate wrote
+//!   289 MB under a 1 MiB limit), so the adapter measures the directory every 50 ms while a
+//!   statement runs and stops the statement past the limit, as a `ResourceLimit`.
+//!
+//! What the memory limit does **not** bound (measured on DuckDB 1.5.6 with a 256 MiB limit):
+//! values folded from constants at planning time (`SELECT repeat('x', 1000000000)`: 2.9 GB),
+//! the element buffers of lists built by scalar functions (`range(100000000)`,
+//! `list_resize([1], 200000000)`: several GB), and the Arrow export of a constant column,
+//! which copies the value into every row of a 2048-row chunk
+//! (`SELECT repeat('x', 1000000) FROM range(2000)`: 3.9 GB). DuckDB allocates these outside
+//! its buffer manager and does not check for interrupts while building one value, so neither
+//! the limit nor the statement timeout stops them. `benches/embedded_memory.rs` measures these
+//! shapes; bounding them needs the engine in a process of its own.
+//!
+//! Host paths (the database file, its directory, the sealed and spill directories) are
+//! replaced by words in every error message the adapter returns; the guard refuses the
+//! catalogue functions that print them (`duckdb_databases()`, `duckdb_settings()`,
+//! `current_setting('temp_directory')`, …).
+//!
 //! ## Sealing an in-memory database
 //! DuckDB has no read-only in-memory mode. [`DuckDbDialect::in_memory`] hands the host a
 //! writable connection to a file in a private temporary directory, checkpoints and closes it,
@@ -71,10 +104,12 @@
 //! [`DialectError::Cancelled`]: nao_core::DialectError::Cancelled
 //! [`DialectError::Timeout`]: nao_core::DialectError::Timeout
 //! [`DialectError::Engine`]: nao_core::DialectError::Engine
+//! [`DialectError::ResourceLimit`]: nao_core::DialectError::ResourceLimit
 
 mod catalog;
 mod dialect;
 mod errors;
+mod host_paths;
 mod load;
 mod open;
 mod stream;

@@ -1,44 +1,104 @@
-//! Opening DuckDB read-only, and sealing a database a host loaded into a private file.
+//! Opening DuckDB read-only within the host's limits, and sealing a database a host loaded
+//! into a private file.
 //!
 //! Three layers keep the engine from writing, whatever SQL reaches it:
 //! 1. `access_mode = READ_ONLY`: DuckDB refuses every statement that would change the database
 //!    file (INSERT, CREATE, CHECKPOINT, …).
 //! 2. `enable_external_access = false` (and extension autoloading off): no reading or writing of
 //!    other files (`COPY … TO`, `read_csv('/etc/passwd')`, `ATTACH`), no `INSTALL`/`LOAD`.
-//! 3. `lock_configuration = true`, set last: no `SET`/`PRAGMA` can undo the first two.
+//! 3. `lock_configuration = true`, set last: no `SET`/`PRAGMA` can undo the first two, nor the
+//!    limits.
+//!
+//! The [`EngineLimits`] become `memory_limit`, `threads`, and `temp_directory` with
+//! `max_temp_directory_size`: a private [`ScratchDir`] under the host's spill directory, or
+//! none at all (an empty `temp_directory`: DuckDB then fails a statement that would spill).
 //!
 //! DuckDB has no read-only in-memory database, so [`seal`] builds the host's data in a file of
-//! a private temporary directory through a writable connection, closes it, and reopens that
-//! file through the same three layers. The directory is removed when the adapter is dropped.
+//! a private scratch directory through a writable connection, closes it, and reopens that file
+//! through the same layers. The directories are removed when the adapter is dropped, and ones
+//! left by a crashed process when the next adapter opens.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use duckdb::{AccessMode, Config, Connection};
 use nao_core::DialectError;
+use nao_core::scratch::ScratchDir;
+
+use crate::{EngineLimits, Spill};
 
 /// The file name of a sealed database: its DuckDB catalog is then called `memory`, like the
 /// in-memory database the host thinks it built.
 const SEALED_FILE: &str = "memory.duckdb";
 
-/// Opens `path` read-only with external access off and the configuration locked.
-pub(super) fn open_read_only(database: &str, path: &Path) -> Result<Connection, DialectError> {
-    let connection_error = |what: String, source: Option<duckdb::Error>| DialectError::Connection {
+/// The prefix of the scratch directories of sealed databases.
+const SEALED_PREFIX: &str = "nao-duckdb-sealed";
+
+/// The prefix of the scratch directories DuckDB spills into.
+const SPILL_PREFIX: &str = "nao-duckdb-spill";
+
+/// A database DuckDB has open read-only, with the directory it may spill into.
+pub(super) struct Opened {
+    /// The root connection statements are cloned from.
+    pub(super) connection: Connection,
+    /// The private spill directory ([`Spill::Under`]), removed on drop.
+    pub(super) spill: Option<ScratchDir>,
+}
+
+/// The error for a failure to open or prepare `database`.
+fn connection_error(
+    database: &str,
+    message: String,
+    source: Option<nao_core::BoxError>,
+) -> DialectError {
+    DialectError::Connection {
         database: database.to_owned(),
-        message: what,
-        source: source.map(|e| Box::new(e) as nao_core::BoxError),
-    };
+        message,
+        source,
+    }
+}
+
+/// Opens `path` read-only with external access off, within `limits`, and the configuration
+/// locked.
+pub(super) fn open_read_only(
+    database: &str,
+    path: &Path,
+    limits: &EngineLimits,
+) -> Result<Opened, DialectError> {
     if !path.is_file() {
         return Err(connection_error(
+            database,
             format!("no DuckDB database file at {}", path.display()),
             None,
         ));
     }
-    let config = read_only_config()
-        .map_err(|e| connection_error(format!("could not configure DuckDB: {e}"), Some(e)))?;
+    let spill = match limits.spill_policy() {
+        Spill::Under { parent, .. } => {
+            Some(ScratchDir::create_in(parent, SPILL_PREFIX).map_err(|e| {
+                connection_error(
+                    database,
+                    format!(
+                        "could not create a spill directory under {}: {e}",
+                        parent.display()
+                    ),
+                    Some(Box::new(e)),
+                )
+            })?)
+        }
+        _ => None,
+    };
+    let config = read_only_config(limits, spill.as_ref().map(ScratchDir::path)).map_err(|e| {
+        connection_error(
+            database,
+            format!("could not configure DuckDB: {e}"),
+            Some(Box::new(e)),
+        )
+    })?;
     let connection = Connection::open_with_flags(path, config).map_err(|e| {
-        connection_error(format!("could not open {}: {e}", path.display()), Some(e))
+        connection_error(
+            database,
+            format!("could not open {}: {e}", path.display()),
+            Some(Box::new(e)),
+        )
     })?;
     // Timestamps with time zone come out as UTC instants labelled "UTC" (a zone every Arrow
     // reader knows), not the host's zone name. Best effort: without the ICU extension DuckDB
@@ -52,94 +112,84 @@ pub(super) fn open_read_only(database: &str, path: &Path) -> Result<Connection, 
         .execute_batch("SET lock_configuration = true")
         .map_err(|e| {
             connection_error(
+                database,
                 format!(
                     "could not lock the configuration of {}: {e}",
                     path.display()
                 ),
-                Some(e),
+                Some(Box::new(e)),
             )
         })?;
-    Ok(connection)
+    Ok(Opened { connection, spill })
 }
 
-fn read_only_config() -> duckdb::Result<Config> {
-    Config::default()
+/// The read-only layers and `limits`: DuckDB's memory limit (its buffer manager's; the module
+/// docs say what it does not count), its threads, and where it spills: into `spill_dir` up to
+/// the policy's size, or nowhere (an empty `temp_directory`). The spill settings come before
+/// `enable_external_access = false`, which forbids changing them.
+fn read_only_config(limits: &EngineLimits, spill_dir: Option<&Path>) -> duckdb::Result<Config> {
+    let config = match (limits.spill_policy(), spill_dir) {
+        (Spill::Under { max_bytes, .. }, Some(dir)) => Config::default()
+            .with("temp_directory", dir.to_string_lossy())?
+            .with("max_temp_directory_size", bytes(*max_bytes))?,
+        _ => Config::default().with("temp_directory", "")?,
+    };
+    config
         .access_mode(AccessMode::ReadOnly)?
         .enable_external_access(false)?
         .enable_autoload_extension(false)?
-        .with("allow_community_extensions", "false")
+        .with("allow_community_extensions", "false")?
+        .max_memory(&bytes(limits.memory_limit_bytes()))?
+        .threads(i64::try_from(limits.thread_count()).unwrap_or(i64::MAX))
 }
 
-/// A private temporary directory holding a sealed database, removed on drop.
+/// A byte count as DuckDB reads sizes.
+fn bytes(n: u64) -> String {
+    format!("{n}B")
+}
+
+/// A sealed database: its scratch directory (removed on drop) and the file in it.
 #[derive(Debug)]
-pub(super) struct SealedDir {
-    path: PathBuf,
+pub(super) struct Sealed {
+    dir: ScratchDir,
 }
 
-impl SealedDir {
-    /// Creates a fresh directory under the system temporary directory, readable only by the
-    /// current user on Unix.
-    fn create() -> std::io::Result<Self> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let base = std::env::temp_dir();
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let mut last_error = None;
-        for _ in 0..16 {
-            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let path = base.join(format!("nao-duckdb-{}-{nanos}-{n}", std::process::id()));
-            let mut builder = std::fs::DirBuilder::new();
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-            match builder.create(&path) {
-                Ok(()) => return Ok(SealedDir { path }),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_error = Some(e),
-                Err(e) => return Err(e),
-            }
-        }
-        Err(last_error.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
+impl Sealed {
+    /// The scratch directory.
+    pub(super) fn dir(&self) -> &Path {
+        self.dir.path()
     }
 
-    /// The sealed database file inside the directory.
+    /// The sealed database file.
     pub(super) fn file(&self) -> PathBuf {
-        self.path.join(SEALED_FILE)
+        self.dir.path().join(SEALED_FILE)
     }
 }
 
-impl Drop for SealedDir {
-    fn drop(&mut self) {
-        if let Err(e) = std::fs::remove_dir_all(&self.path) {
-            tracing::warn!(path = %self.path.display(), error = %e, "could not remove a sealed DuckDB directory");
-        }
-    }
-}
-
-/// Builds a database with `load` through a writable connection, then reopens it read-only.
+/// Builds a database with `load` through a writable connection, then reopens it read-only
+/// within `limits`.
 ///
 /// The writable connection is checkpointed and closed before the read-only one opens, so the
-/// file holds everything `load` wrote and no write-ahead log is left to replay.
+/// file holds everything `load` wrote and no write-ahead log is left to replay. The loading
+/// connection is the host's and runs with DuckDB's defaults.
 pub(super) fn seal(
     database: &str,
+    limits: &EngineLimits,
     load: impl FnOnce(&Connection) -> duckdb::Result<()>,
-) -> Result<(Connection, SealedDir), DialectError> {
-    let connection_error =
-        |message: String, source: Option<nao_core::BoxError>| DialectError::Connection {
-            database: database.to_owned(),
-            message,
-            source,
-        };
-    let dir = SealedDir::create().map_err(|e| {
+) -> Result<(Opened, Sealed), DialectError> {
+    let dir = ScratchDir::create_in(&std::env::temp_dir(), SEALED_PREFIX).map_err(|e| {
         connection_error(
+            database,
             format!("could not create a temporary directory: {e}"),
             Some(Box::new(e)),
         )
     })?;
-    let file = dir.file();
+    let sealed = Sealed { dir };
+    let file = sealed.file();
     {
         let writer = Connection::open(&file).map_err(|e| {
             connection_error(
+                database,
                 format!("could not create {}: {e}", file.display()),
                 Some(Box::new(e)),
             )
@@ -152,17 +202,19 @@ pub(super) fn seal(
         })?;
         writer.execute_batch("CHECKPOINT").map_err(|e| {
             connection_error(
+                database,
                 format!("could not checkpoint {}: {e}", file.display()),
                 Some(Box::new(e)),
             )
         })?;
         writer.close().map_err(|(_, e)| {
             connection_error(
+                database,
                 format!("could not close {}: {e}", file.display()),
                 Some(Box::new(e)),
             )
         })?;
     }
-    let connection = open_read_only(database, &file)?;
-    Ok((connection, dir))
+    let opened = open_read_only(database, &file, limits)?;
+    Ok((opened, sealed))
 }

@@ -27,6 +27,7 @@
 //!   `catch_unwind`, so a panic in the driver becomes a `DialectError`, never the caller's.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -39,9 +40,15 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::errors::{self, StopReason};
+use super::host_paths::HostPaths;
 
 /// How often the watcher repeats its interrupt until the worker has stopped.
 const REINTERRUPT: Duration = Duration::from_millis(50);
+
+/// How often the watcher measures the spill directory. DuckDB 1.5.6 does not hold
+/// `max_temp_directory_size` (a hash aggregate wrote 289 MB under a 1 MiB limit), so the
+/// watcher enforces it: a statement overshoots by what DuckDB writes in this time at most.
+const SPILL_CHECK: Duration = Duration::from_millis(50);
 
 /// How long past the deadline or the cancellation the reader still waits for the worker.
 const ABANDON_AFTER: Duration = Duration::from_secs(2);
@@ -77,21 +84,51 @@ struct Job {
     stop: Arc<Stop>,
 }
 
-/// Runs `sql` on `connection` (owned by this statement alone) and streams its batches.
+/// The database's spill directory and the most it may hold.
+#[derive(Debug, Clone)]
+pub(super) struct SpillQuota {
+    /// The directory DuckDB spills into.
+    pub(super) dir: PathBuf,
+    /// The most bytes it may hold.
+    pub(super) max_bytes: u64,
+}
+
+impl SpillQuota {
+    /// The bytes the directory holds now (its files; DuckDB does not nest directories).
+    fn used(&self) -> u64 {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return 0;
+        };
+        entries
+            .filter_map(|entry| entry.ok()?.metadata().ok())
+            .filter(std::fs::Metadata::is_file)
+            .map(|metadata| metadata.len())
+            .sum()
+    }
+}
+
+/// Runs `sql` on `connection` (owned by this statement alone) and streams its batches; every
+/// error leaves with `host_paths` scrubbed from its message. With a `spill` quota the
+/// statement is stopped when the spill directory outgrows it.
 pub(super) async fn execute(
     database: Arc<str>,
+    host_paths: Arc<HostPaths>,
     connection: Connection,
     sql: String,
     options: &ExecOptions,
+    spill: Option<SpillQuota>,
 ) -> Result<BatchStream, DialectError> {
     let deadline = tokio::time::Instant::now() + options.timeout;
     let stop = Arc::new(Stop::default());
     let done = CancellationToken::new();
     tokio::spawn(watch(
         connection.interrupt_handle(),
-        options.cancel.clone(),
-        deadline,
-        options.timeout,
+        Watch {
+            cancel: options.cancel.clone(),
+            deadline,
+            limit: options.timeout,
+            spill,
+        },
         done.clone(),
         Arc::clone(&stop),
     ));
@@ -129,7 +166,7 @@ pub(super) async fn execute(
     };
     let schema = match received {
         Ok(Ok(schema)) => schema,
-        Ok(Err(e)) => return Err(e),
+        Ok(Err(e)) => return Err(host_paths.scrub(e)),
         Err(_) => {
             return Err(DialectError::Engine {
                 database: database.to_string(),
@@ -141,10 +178,13 @@ pub(super) async fn execute(
     };
     let batches = futures_util::stream::unfold(Some((batch_rx, limits)), move |state| {
         let database = Arc::clone(&database);
+        let host_paths = Arc::clone(&host_paths);
         async move {
             let (mut rx, limits) = state?;
             tokio::select! {
-                item = rx.recv() => item.map(|item| (item, Some((rx, limits)))),
+                item = rx.recv() => item.map(|item| {
+                    (item.map_err(|e| host_paths.scrub(e)), Some((rx, limits)))
+                }),
                 // The worker is stuck past its stop: end the stream with the reason.
                 reason = limits.abandoned() => Some((Err(errors::stopped(&database, reason)), None)),
             }
@@ -182,20 +222,55 @@ impl Limits {
     }
 }
 
-/// Interrupts the statement when the caller cancels or the deadline passes.
-async fn watch(
-    interrupt: Arc<duckdb::InterruptHandle>,
+/// What the watcher waits for.
+struct Watch {
     cancel: CancellationToken,
     deadline: tokio::time::Instant,
     limit: Duration,
+    spill: Option<SpillQuota>,
+}
+
+impl Watch {
+    /// Resolves with the reason to stop: the cancellation, the deadline, or a full spill
+    /// directory (measured every [`SPILL_CHECK`]).
+    async fn reason(&self) -> StopReason {
+        let spill_full = async {
+            let Some(quota) = &self.spill else {
+                return std::future::pending().await;
+            };
+            let mut ticks = tokio::time::interval(SPILL_CHECK);
+            loop {
+                ticks.tick().await;
+                let quota = quota.clone();
+                let used = tokio::task::spawn_blocking(move || quota.used() > quota.max_bytes)
+                    .await
+                    .unwrap_or(false);
+                if used {
+                    return StopReason::SpillFull(self.spill.as_ref().map_or(0, |q| q.max_bytes));
+                }
+            }
+        };
+        tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => StopReason::Cancelled,
+            () = tokio::time::sleep_until(self.deadline) => StopReason::Timeout(self.limit),
+            reason = spill_full => reason,
+        }
+    }
+}
+
+/// Interrupts the statement when the caller cancels, the deadline passes or the spill
+/// directory is full.
+async fn watch(
+    interrupt: Arc<duckdb::InterruptHandle>,
+    watch: Watch,
     done: CancellationToken,
     stop: Arc<Stop>,
 ) {
     let reason = tokio::select! {
         biased;
         () = done.cancelled() => return,
-        () = cancel.cancelled() => StopReason::Cancelled,
-        () = tokio::time::sleep_until(deadline) => StopReason::Timeout(limit),
+        reason = watch.reason() => reason,
     };
     stop.set(reason);
     loop {
