@@ -1,22 +1,14 @@
 //! The authorizer every query connection installs: the engine's own list of what a statement
 //! may do, consulted while each statement is prepared.
+//!
+//! Pragmas are decided by the guard's list of SQLite pragmas that only read
+//! ([`SqlitePragma`]), the same list the guard approves `PRAGMA …` statements and `pragma_…`
+//! table-valued functions by. The guard allows that list minus what shows the host
+//! (`database_list` prints file paths, refused by its sensitive catalogue unless the host lifts
+//! it), so a pragma the guard approved is one this authorizer lets run.
 
+use nao_core::guard::SqlitePragma;
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
-
-/// Pragmas that only report on the schema. Every other pragma (writable settings such as
-/// `journal_mode`, `query_only`, `writable_schema`, or ones with effects such as
-/// `optimize`, `wal_checkpoint`, `incremental_vacuum`) is denied.
-const READ_ONLY_PRAGMAS: &[&str] = &[
-    "table_info",
-    "table_xinfo",
-    "table_list",
-    "index_list",
-    "index_info",
-    "index_xinfo",
-    "foreign_key_list",
-    "database_list",
-    "collation_list",
-];
 
 /// Functions denied even though the engine would run them: extension loading (which rusqlite
 /// leaves disabled, and stays so), and the file functions of the SQLite shell in case a build
@@ -30,9 +22,12 @@ const DENIED_FUNCTIONS: &[&str] = &[
 ];
 
 /// Decides what a statement may do while it is prepared: reads, selects, functions (but
-/// [`DENIED_FUNCTIONS`]), recursive CTEs and the [`READ_ONLY_PRAGMAS`]. Everything else —
-/// inserts, updates, deletes, DDL, ATTACH/DETACH, transactions, savepoints, ANALYZE, REINDEX,
-/// virtual tables, and any action a newer SQLite adds — is denied.
+/// [`DENIED_FUNCTIONS`]), recursive CTEs and the pragmas that only read, with the argument
+/// they are given ([`SqlitePragma::only_reads`]: `PRAGMA journal_mode` reads, `PRAGMA
+/// journal_mode = WAL` sets). Everything else — inserts, updates, deletes, DDL, ATTACH/DETACH,
+/// transactions, savepoints, ANALYZE, REINDEX, virtual tables, pragmas with effects
+/// (`optimize`, `wal_checkpoint`, `incremental_vacuum`) or that read every page
+/// (`integrity_check`), and any action a newer SQLite adds — is denied.
 pub(crate) fn authorize(context: AuthContext<'_>) -> Authorization {
     match context.action {
         AuthAction::Select | AuthAction::Read { .. } | AuthAction::Recursive => {
@@ -48,11 +43,11 @@ pub(crate) fn authorize(context: AuthContext<'_>) -> Authorization {
                 Authorization::Allow
             }
         }
-        AuthAction::Pragma { pragma_name, .. } => {
-            if READ_ONLY_PRAGMAS
-                .iter()
-                .any(|p| p.eq_ignore_ascii_case(pragma_name))
-            {
+        AuthAction::Pragma {
+            pragma_name,
+            pragma_value,
+        } => {
+            if SqlitePragma::only_reads(pragma_name, pragma_value) {
                 Authorization::Allow
             } else {
                 Authorization::Deny
@@ -86,20 +81,35 @@ mod tests {
                 "{denied}: {err}"
             );
         }
-        // Table-valued pragmas cannot set anything, and reading a non-schema pragma runs the
-        // pragma through the authorizer, which denies it.
-        assert!(conn.prepare("SELECT * FROM pragma_query_only(0)").is_err());
-        for smuggled in [
-            "SELECT * FROM pragma_journal_mode",
-            "SELECT * FROM pragma_query_only",
+        // Settings read without a value, in both forms; a value sets, and is denied. The
+        // table-valued form takes no value at all (its one argument is a schema).
+        for denied in [
+            "PRAGMA journal_mode = WAL",
+            "PRAGMA main.journal_mode(WAL)",
+            "PRAGMA user_version = 7",
+            "PRAGMA optimize",
+            "PRAGMA wal_checkpoint",
+            "PRAGMA integrity_check",
+            "SELECT * FROM pragma_optimize",
+            "SELECT * FROM pragma_integrity_check",
         ] {
             let err = conn
-                .query_row(smuggled, [], |r| r.get::<_, rusqlite::types::Value>(0))
-                .expect_err(smuggled);
+                .query_row(denied, [], |r| r.get::<_, rusqlite::types::Value>(0))
+                .expect_err(denied);
             assert!(
                 err.to_string().contains("not authorized"),
-                "{smuggled}: {err}"
+                "{denied}: {err}"
             );
+        }
+        assert!(conn.prepare("SELECT * FROM pragma_query_only(0)").is_err());
+        for read in [
+            "PRAGMA journal_mode",
+            "SELECT * FROM pragma_journal_mode",
+            "SELECT * FROM pragma_query_only",
+            "PRAGMA user_version",
+        ] {
+            conn.query_row(read, [], |r| r.get::<_, rusqlite::types::Value>(0))
+                .unwrap_or_else(|e| panic!("{read}: {e}"));
         }
         for allowed in [
             "SELECT * FROM t",
