@@ -132,6 +132,30 @@ impl SqlDialect {
         self.calls_functions_through_attributes()
     }
 
+    /// Whether the engine parses a `.f()` method call only after some expressions where
+    /// sqlparser takes it after any: DuckDB reads it after a name, a parenthesized expression, a
+    /// call, a cast, `CASE` and a list, struct or map literal, but not after a literal
+    /// (`'abc'.upper()`), a typed literal or interval, a subquery, `COLUMNS(…)` or a column's
+    /// subscript (`l[1].abs()`), which it refuses as a syntax error.
+    pub fn restricts_method_call_receivers(self) -> bool {
+        matches!(self, SqlDialect::DuckDb)
+    }
+
+    /// Whether the engine reads `0x1F` as one hex literal, as sqlparser does (a binary string in
+    /// MySQL and T-SQL; the integer 31 in SQLite, ClickHouse, BigQuery, Trino and PostgreSQL 16).
+    /// DuckDB reads the number 0 followed by the alias `x1F`, so `0x1F + 1` does not parse there
+    /// and `SELECT 0x1F` is 0: the guard refuses the form in DuckDB.
+    pub fn reads_hex_numbers(self) -> bool {
+        !matches!(self, SqlDialect::DuckDb)
+    }
+
+    /// Whether `LIMIT` may follow a query that is, or ends with, a `VALUES` list (`VALUES (1),
+    /// (2) LIMIT 5`). SQLite's grammar gives `LIMIT` to `SELECT` only, so the row cap wraps such a
+    /// query there.
+    pub fn takes_limit_after_values(self) -> bool {
+        !matches!(self, SqlDialect::Sqlite)
+    }
+
     /// Whether every CTE may refer to itself without the `RECURSIVE` keyword (T-SQL,
     /// Snowflake), so a CTE's own name inside its body is the CTE, not a table.
     pub fn ctes_are_implicitly_recursive(self) -> bool {

@@ -73,6 +73,28 @@ pub(crate) fn check_tokens(
             column: at.column,
         })))
     };
+    if let Some((number, word)) = glued_number(tokens) {
+        let message = format!(
+            "the number {number} runs straight into the name {word}, and engines do not agree \
+             where such a number ends (SQLite reads 0X1F as 31 where the guard reads 0 named \
+             X1F; DuckDB reads 0x1F as 0 named x1F where the guard reads a hex string). Put a \
+             space or AS between the number and the name, or write the number in decimal"
+        );
+        return reject(RejectKind::Parse { message }, number.span.start);
+    }
+    if !dialect.reads_hex_numbers()
+        && let Some(hex) = tokens.iter().find(|t| is_hex_number(t))
+    {
+        let digits = match &hex.token {
+            Token::HexStringLiteral(digits) => digits.as_str(),
+            _ => "",
+        };
+        let message = format!(
+            "{dialect} reads 0x{digits} as the number 0 followed by the name x{digits}, not as a \
+             hex number; write the number in decimal, or a blob as '\\x..'::BLOB"
+        );
+        return reject(RejectKind::Parse { message }, hex.span.start);
+    }
     let mut chains = ChainCounter::new(policy.max_operator_chain);
     let mut facts = TokenFacts::default();
     let mut previous_word = Keyword::NoKeyword;
@@ -154,6 +176,39 @@ pub(crate) fn check_tokens(
         return Err(Rejection::new(RejectKind::Empty, dialect));
     }
     Ok(facts)
+}
+
+/// A number (or `0x…` hex literal) and an unquoted name that starts right where it ends
+/// (`0X1F`, `1e3x`, `0x1Fg`): sqlparser splits them, while engines read hex, binary and octal
+/// prefixes, exponents and digit separators their own way, so the guard and the engine would
+/// see different literals, or a literal where the other sees a name.
+fn glued_number(tokens: &[TokenWithSpan]) -> Option<(&TokenWithSpan, String)> {
+    tokens.windows(2).find_map(|pair| {
+        let [number, next] = pair else { return None };
+        let is_number = matches!(number.token, Token::Number(..) | Token::HexStringLiteral(_));
+        match &next.token {
+            Token::Word(word)
+                if is_number
+                    && word.quote_style.is_none()
+                    && next.span.start == number.span.end =>
+            {
+                Some((number, word.value.clone()))
+            }
+            _ => None,
+        }
+    })
+}
+
+/// Whether the token is a hex literal written `0x…` (sqlparser reads `0x1F` and `X'1F'` as the
+/// same token; the written form is two characters longer than the digits, against three).
+fn is_hex_number(token: &TokenWithSpan) -> bool {
+    let Token::HexStringLiteral(digits) = &token.token else {
+        return false;
+    };
+    let (start, end) = (token.span.start, token.span.end);
+    start.line == end.line
+        && usize::try_from(end.column.saturating_sub(start.column))
+            .is_ok_and(|len| len == digits.chars().count() + 2)
 }
 
 /// Whether the engine reads backslash escapes in strings where sqlparser's dialect does not

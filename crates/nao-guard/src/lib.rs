@@ -64,6 +64,13 @@
 //! ([`RejectKind::ImplicitCall`]). DuckDB's `x.f()` method calls and T-SQL's `t.col.Method()`
 //! are ordinary calls to the function tiers; lambda bodies are walked like any expression.
 //!
+//! What the engine would read otherwise than sqlparser is refused as a parse error, so that the
+//! guard never proves one statement while the engine runs another (or fails on it): a method
+//! call where DuckDB's grammar takes none (`'abc'.upper()`, `l[1].abs()`,
+//! [`SqlDialect::restricts_method_call_receivers`]), `x ISNULL` (a null test to PostgreSQL,
+//! DuckDB and SQLite, an alias to sqlparser), a number glued to a name (`0X1F` is 31 to SQLite,
+//! 0 named `X1F` to sqlparser), `0x1F` in DuckDB ([`SqlDialect::reads_hex_numbers`]).
+//!
 //! Tables are found CTE-aware and alias-aware and reported as written; the policy's allowlist and
 //! denylist apply to each. Denied columns are refused by name, through `*`, `t.*` and whole-row
 //! references.
@@ -99,8 +106,10 @@
 //! look-ups are binary searches over static sorted lists, with no allocation; the sensitive
 //! catalogue costs a hash look-up per table and column name (about a tenth of a check).
 //! Rewriting for a row cap prints the tree and checks the printed text again, so that the text
-//! the engine runs is a text the guard proved. `benches/guard.rs` in the repository compares the guard with a bare
-//! parse of the same statements.
+//! the engine runs is a text the guard proved; literals that sqlparser would print otherwise
+//! (backslashes, doubled quotes, `0x1F` as `X'1F'`) are printed as written, and a `VALUES`
+//! query is wrapped where `LIMIT` cannot follow it (SQLite). `benches/guard.rs` in the
+//! repository compares the guard with a bare parse of the same statements.
 #![forbid(unsafe_code)]
 
 mod analysis;

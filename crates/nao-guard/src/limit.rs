@@ -89,10 +89,20 @@ pub(crate) fn apply_cap(statement: &mut Statement, dialect: SqlDialect, cap: u64
     let Some(cap_expr) = literal(dialect, cap) else {
         return false;
     };
-    if clamp_in_place(query, dialect, &cap_expr) {
+    let in_place_parses = dialect.takes_limit_after_values() || !ends_with_values(&query.body);
+    if in_place_parses && clamp_in_place(query, dialect, &cap_expr) {
         return true;
     }
     wrap(query, dialect, cap)
+}
+
+/// Whether the query body is a `VALUES` list or a set operation whose last member is one.
+fn ends_with_values(body: &SetExpr) -> bool {
+    match body {
+        SetExpr::Values(_) => true,
+        SetExpr::SetOperation { right, .. } => ends_with_values(right),
+        _ => false,
+    }
 }
 
 /// Adds or lowers the limit on the query itself; false when only wrapping can cap it.

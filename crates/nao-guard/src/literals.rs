@@ -14,6 +14,9 @@
 //! name `a""b` (written `"a""""b"`) as `"a""b"`, another column. T-SQL's `[…]` names print
 //! with a `]` inside undoubled.
 //!
+//! Hex numbers change too: `0x1F` (31 in SQLite, ClickHouse, BigQuery, Trino) prints as the
+//! blob `X'1F'`.
+//!
 //! So before printing, [`prepare_for_print`] gives each literal and quoted name taken from the
 //! text that would print otherwise its own text back (the printer writes that verbatim), doubles
 //! `]` in `[…]` names, and notes what the tree holds; after printing, [`reads_back_as`] checks that the printed text
@@ -102,6 +105,13 @@ pub(crate) fn prepare_for_print(
         type Break = ();
         fn pre_visit_value(&mut self, value: &mut ValueWithSpan) -> ControlFlow<()> {
             self.intended.values.push(value.value.clone());
+            if self.restore
+                && matches!(value.value, Value::HexStringLiteral(_))
+                && let Some(number) = self.written(value.span).and_then(hex_number_as_written)
+            {
+                value.value = number;
+                return ControlFlow::Continue(());
+            }
             if self.restore && !printed_as_written(value) {
                 let dialect = self.dialect;
                 if let Some(raw) = self
@@ -149,6 +159,19 @@ pub(crate) fn prepare_for_print(
     };
     let _ = statement.visit(&mut prepare);
     prepare.intended
+}
+
+/// `0x1F` as written, for a hex literal the tokenizer read from it: sqlparser reads `0x1F` as
+/// the hex string `X'1F'` and prints it so, but the engines do not read the two alike (SQLite,
+/// ClickHouse, BigQuery and Trino take `0x1F` for the integer 31 and `X'1F'` for a blob; DuckDB
+/// takes `0x1F` for the number 0 named `x1F`; T-SQL has no `X'…'`). A number literal prints its
+/// text verbatim, and the text reads back as the same hex literal.
+fn hex_number_as_written(written: &str) -> Option<Value> {
+    let digits = written.strip_prefix("0x")?;
+    digits
+        .bytes()
+        .all(|b| b.is_ascii_hexdigit())
+        .then(|| Value::Number(written.to_owned(), false))
 }
 
 /// The raw text between the quotes of the quoted name `ident`, written as `written`, when the

@@ -1,6 +1,7 @@
 //! Calls that are not written as calls: PostgreSQL's attribute notation (`t.f`, `(x).f`),
 //! Redshift SUPER navigation, user-defined operators and casts, and `current_setting` and
-//! `getvariable`, whose verdict depends on their argument. The walk's other checks are in the parent module.
+//! `getvariable`, whose verdict depends on their argument; and DuckDB's method calls where the
+//! engine does not parse them. The walk's other checks are in the parent module.
 
 use std::ops::ControlFlow;
 
@@ -226,6 +227,68 @@ impl Walker<'_> {
             ),
             None => ControlFlow::Continue(()),
         }
+    }
+}
+
+impl Walker<'_> {
+    /// A DuckDB method call (`x.f()`) on a receiver DuckDB does not parse one after
+    /// ([`SqlDialect::restricts_method_call_receivers`](crate::SqlDialect)): refused as the
+    /// syntax error the engine would report, with the two forms that do parse, rather than
+    /// approved and sent to fail there, with or without a row cap.
+    pub(super) fn check_method_receiver(
+        &mut self,
+        root: &Expr,
+        chain: &[AccessExpr],
+    ) -> ControlFlow<()> {
+        let Some(first_call) = chain
+            .iter()
+            .position(|a| matches!(a, AccessExpr::Dot(Expr::Function(_))))
+        else {
+            return ControlFlow::Continue(());
+        };
+        let before = &chain[..first_call];
+        let subscripted = before.iter().any(|a| matches!(a, AccessExpr::Subscript(_)));
+        let receives = match root {
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) => !subscripted,
+            Expr::Function(f) => !super::is_columns_expression(&f.name),
+            Expr::Nested(_)
+            | Expr::Cast { .. }
+            | Expr::Case { .. }
+            | Expr::Array(_)
+            | Expr::Dictionary(_)
+            | Expr::Map(_) => true,
+            Expr::Value(v) => matches!(v.value, sqlparser::ast::Value::Placeholder(_)),
+            _ => false,
+        };
+        if receives {
+            return ControlFlow::Continue(());
+        }
+        let AccessExpr::Dot(Expr::Function(call)) = &chain[first_call] else {
+            return ControlFlow::Continue(());
+        };
+        let receiver = CompoundFieldAccessText(root, before);
+        let message = format!(
+            "DuckDB does not parse the method call .{name}() after {receiver}; write \
+             {name}({receiver}) or put the value in parentheses: ({receiver}).{name}()",
+            name = call.name,
+        );
+        self.reject(RejectKind::Parse { message }, position(root.span()))
+    }
+}
+
+/// `root` followed by the accesses `chain`, printed as sqlparser prints them.
+struct CompoundFieldAccessText<'a>(&'a Expr, &'a [AccessExpr]);
+
+impl std::fmt::Display for CompoundFieldAccessText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        for access in self.1 {
+            match access {
+                AccessExpr::Dot(expr) => write!(f, ".{expr}")?,
+                AccessExpr::Subscript(subscript) => write!(f, "[{subscript}]")?,
+            }
+        }
+        Ok(())
     }
 }
 

@@ -386,6 +386,22 @@ impl<'p> Walker<'p> {
                 SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::Expr(_), _) => {
                     self.columns.wildcard(None)
                 }
+                SelectItem::ExprWithAlias { expr, alias } if is_postfix_null_test(alias) => {
+                    // `x ISNULL` is `x IS NULL` in PostgreSQL, DuckDB and SQLite; sqlparser
+                    // reads an alias, and prints `x AS ISNULL`, which they refuse.
+                    let operator = alias.value.to_ascii_uppercase();
+                    let test = if operator == "ISNULL" {
+                        "IS NULL"
+                    } else {
+                        "IS NOT NULL"
+                    };
+                    let message = format!(
+                        "engines read `{expr} {operator}` as `{expr} {test}`, where the guard \
+                         reads a column named {operator}; write `{expr} {test}`, or quote the \
+                         name if you meant one"
+                    );
+                    self.reject(RejectKind::Parse { message }, position(alias.span))?;
+                }
                 _ => {}
             }
         }
@@ -593,6 +609,11 @@ impl Visitor for Walker<'_> {
             {
                 self.check_field_access(root, access_chain)
             }
+            Expr::CompoundFieldAccess { root, access_chain }
+                if self.dialect.restricts_method_call_receivers() =>
+            {
+                self.check_method_receiver(root, access_chain)
+            }
             Expr::JsonAccess { value, path }
                 if self.dialect.calls_functions_through_attributes() =>
             {
@@ -610,6 +631,14 @@ impl Visitor for Walker<'_> {
         self.expr_depth -= 1;
         ControlFlow::Continue(())
     }
+}
+
+/// An unquoted `ISNULL` or `NOTNULL`, the postfix null tests of PostgreSQL, DuckDB and SQLite,
+/// which sqlparser may read as a column alias.
+fn is_postfix_null_test(alias: &sqlparser::ast::Ident) -> bool {
+    alias.quote_style.is_none()
+        && (alias.value.eq_ignore_ascii_case("isnull")
+            || alias.value.eq_ignore_ascii_case("notnull"))
 }
 
 /// `COLUMNS(…)`, the star expression of DuckDB and ClickHouse.
