@@ -4,6 +4,7 @@
 //! bound what the engine uses while it computes one. Server engines have their own limits,
 //! set by their administrators, and ignore these.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// The smallest default memory limit, whatever the machine.
@@ -52,12 +53,52 @@ impl Default for Spill {
     }
 }
 
+/// Where an embedded engine runs statements.
+#[non_exhaustive]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Isolation {
+    /// In the host's process (the default). The engine's own limits apply; what they do not
+    /// count is not bounded (each adapter's docs say what that is).
+    #[default]
+    InProcess,
+    /// In worker processes (DuckDB only; SQLite's limits hold in-process and it ignores this):
+    /// each statement runs in a child process started as `program` with `args`, then the
+    /// worker's own arguments. The operating system bounds each worker's memory
+    /// (`RLIMIT_DATA` on Unix), and a statement that times out or is cancelled is stopped by
+    /// ending its worker, which gives all its memory back. The program must be one that
+    /// calls `nao_dialects::duckdb::run_if_worker()` first thing in `main` (the host's own
+    /// binary, from `std::env::current_exe()`), or the `nao-duckdb-worker` binary of this
+    /// crate.
+    Workers {
+        /// The program to start.
+        program: PathBuf,
+        /// Arguments before the worker's own.
+        args: Vec<OsString>,
+        /// The most workers (statements at once) per database; the memory limit is shared
+        /// among them.
+        count: usize,
+    },
+}
+
+impl Isolation {
+    /// Statements in up to `count` worker processes started as `program` (see
+    /// [`Isolation::Workers`]).
+    pub fn workers(program: impl Into<PathBuf>, count: usize) -> Self {
+        Isolation::Workers {
+            program: program.into(),
+            args: Vec::new(),
+            count: count.max(1),
+        }
+    }
+}
+
 /// Resource bounds for an embedded engine, per database: memory, worker threads and spill.
 ///
 /// The defaults are safe for a host that serves a model: an eighth of the memory the process
 /// may use (the machine's, or its cgroup's when lower), between 128 MiB and 2 GiB; as many
-/// threads as the machine has cores; no spilling to disk ([`Spill::Off`]). See each
-/// adapter's docs for how it applies them.
+/// threads as the machine has cores; no spilling to disk ([`Spill::Off`]); statements in the
+/// host's process ([`Isolation::InProcess`]). See each adapter's docs for how it applies
+/// them, and [`Isolation::Workers`] for a bound the operating system enforces.
 ///
 /// ```
 /// use nao_dialects::{EngineLimits, Spill};
@@ -74,6 +115,7 @@ pub struct EngineLimits {
     memory_limit: u64,
     threads: usize,
     spill: Spill,
+    isolation: Isolation,
 }
 
 impl Default for EngineLimits {
@@ -82,6 +124,7 @@ impl Default for EngineLimits {
             memory_limit: default_memory_limit(),
             threads: std::thread::available_parallelism().map_or(1, usize::from),
             spill: Spill::default(),
+            isolation: Isolation::default(),
         }
     }
 }
@@ -111,6 +154,18 @@ impl EngineLimits {
     pub fn spill(mut self, spill: Spill) -> Self {
         self.spill = spill;
         self
+    }
+
+    /// Where statements run.
+    #[must_use]
+    pub fn isolation(mut self, isolation: Isolation) -> Self {
+        self.isolation = isolation;
+        self
+    }
+
+    /// Where statements run.
+    pub fn isolation_mode(&self) -> &Isolation {
+        &self.isolation
     }
 
     /// The memory limit, in bytes.

@@ -74,7 +74,7 @@ pub mod sqlite;
 pub mod story_store;
 mod url;
 
-pub use engine_limits::{EngineLimits, Spill};
+pub use engine_limits::{EngineLimits, Isolation, Spill};
 pub use url::{OpenError, OpenOptions, open, open_with};
 
 pub use nao_core as core;

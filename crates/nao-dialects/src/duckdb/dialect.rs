@@ -14,8 +14,14 @@ use nao_core::{
 
 use super::host_paths::HostPaths;
 use super::open::{Opened, Sealed, open_read_only, seal};
+use super::worker::{WorkerCommand, WorkerSettings, Workers};
 use super::{catalog, errors, load, stream};
-use crate::EngineLimits;
+use crate::{EngineLimits, Isolation};
+
+/// What a worker process maps besides DuckDB's memory limit: the program, DuckDB's own
+/// structures and thread stacks, and the Arrow copy of a batch in flight (measured: see
+/// `benches/embedded_memory.rs`).
+const WORKER_OVERHEAD: u64 = 512 << 20;
 
 /// A read-only DuckDB database: a file, or an in-memory database a host loaded and sealed.
 ///
@@ -35,6 +41,8 @@ pub struct DuckDbDialect {
     spill: Option<nao_core::scratch::ScratchDir>,
     /// The spill directory and its size limit, which the adapter enforces.
     spill_quota: Option<stream::SpillQuota>,
+    /// The worker processes statements run in, with [`Isolation::Workers`].
+    workers: Option<Workers>,
     /// The private directory of a sealed in-memory database.
     sealed: Option<Sealed>,
 }
@@ -120,13 +128,46 @@ impl DuckDbDialect {
             }),
             _ => None,
         };
+        let name: Arc<str> = name.into();
+        let host_paths = Arc::new(host_paths);
+        let workers = match limits.isolation_mode() {
+            Isolation::Workers {
+                program,
+                args,
+                count,
+            } => {
+                let count = (*count).max(1);
+                let memory_limit = (limits.memory_limit_bytes() / count as u64).max(16 << 20);
+                let settings = WorkerSettings {
+                    name: name.to_string(),
+                    path: path.clone(),
+                    memory_limit,
+                    threads: limits.thread_count(),
+                    data_limit: memory_limit.saturating_add(WORKER_OVERHEAD),
+                    spill: spill_quota.as_ref().map(|q| (q.dir.clone(), q.max_bytes)),
+                };
+                let command = WorkerCommand {
+                    program: program.clone(),
+                    args: args.clone(),
+                    count,
+                };
+                Some(Workers::new(
+                    Arc::clone(&name),
+                    command,
+                    settings,
+                    Arc::clone(&host_paths),
+                ))
+            }
+            _ => None,
+        };
         DuckDbDialect {
-            name: name.into(),
+            name,
             path,
             root: Mutex::new(opened.connection),
-            host_paths: Arc::new(host_paths),
+            host_paths,
             spill: opened.spill,
             spill_quota,
+            workers,
             sealed,
         }
     }
@@ -242,6 +283,7 @@ impl fmt::Debug for DuckDbDialect {
             .field("path", &self.path)
             .field("sealed", &self.sealed.is_some())
             .field("spill", &self.spill.as_ref().map(|dir| dir.path()))
+            .field("workers", &self.workers.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -261,6 +303,9 @@ impl Dialect for DuckDbDialect {
         sql: &ReadOnlySql,
         options: &ExecOptions,
     ) -> Result<BatchStream, DialectError> {
+        if let Some(workers) = &self.workers {
+            return workers.execute(sql.sql(), options).await;
+        }
         let connection = self.connection()?;
         stream::execute(
             Arc::clone(&self.name),

@@ -113,9 +113,11 @@ mod host_paths;
 mod load;
 mod open;
 mod stream;
+mod worker;
 
 pub use dialect::{DuckDbDialect, open_url};
 pub use load::load_batches;
+pub use worker::{WORKER_ARG, run_if_worker};
 
 /// The duckdb crate this adapter is built on (the version whose DuckDB matches the linked
 /// libduckdb), so hosts can name the connection type the loader receives.

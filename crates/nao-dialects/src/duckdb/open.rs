@@ -86,7 +86,19 @@ pub(super) fn open_read_only(
         }
         _ => None,
     };
-    let config = read_only_config(limits, spill.as_ref().map(ScratchDir::path)).map_err(|e| {
+    let connection = open_configured(database, path, limits, spill.as_ref().map(ScratchDir::path))?;
+    Ok(Opened { connection, spill })
+}
+
+/// Opens `path` read-only with external access off, within `limits`, spilling into
+/// `spill_dir` (which the caller owns) if any, and the configuration locked.
+pub(super) fn open_configured(
+    database: &str,
+    path: &Path,
+    limits: &EngineLimits,
+    spill_dir: Option<&Path>,
+) -> Result<Connection, DialectError> {
+    let config = read_only_config(limits, spill_dir).map_err(|e| {
         connection_error(
             database,
             format!("could not configure DuckDB: {e}"),
@@ -120,7 +132,7 @@ pub(super) fn open_read_only(
                 Some(Box::new(e)),
             )
         })?;
-    Ok(Opened { connection, spill })
+    Ok(connection)
 }
 
 /// The read-only layers and `limits`: DuckDB's memory limit (its buffer manager's; the module
