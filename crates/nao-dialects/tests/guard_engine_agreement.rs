@@ -5,8 +5,15 @@
 //! table-valued `pragma_x`), through `guard::check` and the real adapter, whose authorizer
 //! applies the guard's `SqlitePragma` list. DuckDB: the host-revealing catalogue
 //! (`SensitiveEntry` table functions and settings) against what DuckDB 1.5 really has and
-//! prints, and the row-cap rewrite of method calls and other re-printed forms.
+//! prints. And the row-cap rewrite, which prints the statement again, against each engine: the
+//! capped text returns what the text as written returns (method calls, lambdas, struct and list
+//! literals, hex numbers, VALUES, dollar quoting), and what the engine does not parse the way
+//! sqlparser does is refused (`'abc'.upper()` in DuckDB, `x ISNULL` read as an alias).
+//! PostgreSQL runs when `NAO_TEST_POSTGRES_URL` is set (a superuser URL, used to set up).
 #![allow(clippy::unwrap_used, clippy::print_stdout)] // Tests: a failed unwrap is a failed test.
+
+#[cfg(feature = "postgres")]
+mod support;
 
 #[cfg(feature = "sqlite")]
 mod sqlite {
@@ -203,6 +210,58 @@ mod sqlite {
             let rows = run(&db, &approved).await.unwrap();
             assert!(rows.row_count > 0, "{sql}");
         }
+    }
+
+    /// The first value of a result, with its Arrow type (a slice's debug form), so that an
+    /// integer and a blob of the same bytes differ.
+    fn first_value(result: &CollectedBatches) -> String {
+        let batch = result.batches.first().expect("a batch");
+        format!("{:?}", batch.column(0).slice(0, 1))
+    }
+
+    #[tokio::test]
+    async fn the_capped_text_returns_what_the_text_as_written_returns() {
+        let db = database();
+        let policy = Policy::default().with_row_cap(100);
+        for sql in [
+            "SELECT 0x1f + 1 AS v",
+            "SELECT 0x1F AS v",
+            "VALUES (7), (8)",
+            "SELECT 1 UNION VALUES (2)",
+            "SELECT x'41' AS v",
+            "SELECT 'it''s' AS v",
+            "SELECT b NOTNULL AS v FROM t ORDER BY a",
+        ] {
+            let capped = check(sql, SqlDialect::Sqlite, &policy).unwrap();
+            assert!(capped.cap_applied(), "{sql}");
+            let as_written = engine(&db, sql).await.unwrap();
+            let ran = run(&db, &capped)
+                .await
+                .unwrap_or_else(|e| panic!("{}: {e}", capped.sql()));
+            assert_eq!(
+                first_value(&ran),
+                first_value(&as_written),
+                "{sql} capped as {}",
+                capped.sql()
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn postfix_isnull_is_refused_because_sqlite_reads_an_operator() {
+        let db = database();
+        let sql = "SELECT b ISNULL FROM t ORDER BY a";
+        // SQLite reads `b ISNULL` as `b IS NULL`, not as an alias of b.
+        let read = first_value(&engine(&db, sql).await.unwrap());
+        let test = "SELECT b IS NULL FROM t ORDER BY a";
+        assert_eq!(read, first_value(&engine(&db, test).await.unwrap()));
+        let alias = "SELECT b AS x FROM t ORDER BY a";
+        assert_ne!(read, first_value(&engine(&db, alias).await.unwrap()));
+        let refused = check(sql, SqlDialect::Sqlite, &Policy::default()).unwrap_err();
+        assert!(
+            matches!(refused.kind(), RejectKind::Parse { .. }),
+            "{refused:?}"
+        );
     }
 }
 
@@ -455,6 +514,192 @@ mod duckdb {
                 .all(|v| !v.contains(&dir)),
             "{:?}",
             cells(&shown)
+        );
+    }
+
+    /// Whether DuckDB's parser refused the statement.
+    fn parser_refused(result: &Result<CollectedBatches, DialectError>) -> bool {
+        matches!(result, Err(DialectError::Syntax { code: Some(code), .. }) if code == "Parser Error")
+    }
+
+    /// The first row of a result, each value with its Arrow type.
+    fn first_row(result: &CollectedBatches) -> Vec<String> {
+        let batch = result.batches.first().expect("a batch");
+        batch
+            .columns()
+            .iter()
+            .map(|c| format!("{:?}", c.slice(0, 1)))
+            .collect()
+    }
+
+    /// Method calls, lambdas, literals and other forms sqlparser prints again for the row cap.
+    /// The guard refuses as a parse error exactly those DuckDB's parser refuses; the others,
+    /// capped, return what the text as written returns.
+    #[tokio::test]
+    async fn method_calls_and_reprinted_forms_agree_with_duckdb() {
+        let db = database();
+        let policy = Policy::default().with_row_cap(100);
+        let mut refused = 0;
+        let mut capped = 0;
+        let mut problems = Vec::new();
+        for sql in [
+            // Receivers DuckDB does not parse a method call after.
+            "SELECT 'abc'.upper()",
+            "SELECT 1.5.abs()",
+            "SELECT NULL.upper()",
+            "SELECT TRUE.to_json()",
+            "SELECT DATE '2024-01-02'.year()",
+            "SELECT l[1].abs() FROM t",
+            "SELECT l[1:2].length() FROM t",
+            "SELECT (SELECT 1).abs()",
+            "SELECT - 1 .abs()",
+            "SELECT 'abc'.upper().lower()",
+            // Receivers it does.
+            "SELECT ('abc').upper()",
+            "SELECT (1.5).abs()",
+            "SELECT (DATE '2024-01-02').year()",
+            "SELECT x.upper().lower() FROM t",
+            "SELECT (x).upper() FROM t",
+            "SELECT upper('a').lower()",
+            "SELECT [1, 2, 3].length()",
+            "SELECT [1, 2][1].abs()",
+            "SELECT {'k': 'v'}.k.upper()",
+            "SELECT MAP {'k': 1}['k'].abs()",
+            "SELECT CASE WHEN true THEN 'a' END.upper()",
+            "SELECT CAST(1 AS INTEGER).abs()",
+            "SELECT TRY_CAST('1' AS INTEGER).abs()",
+            "SELECT (l[1]).abs() FROM t",
+            "SELECT s.a FROM t",
+            // Lambdas, struct and list literals, COLUMNS, literals that print otherwise.
+            "SELECT list_transform([1, 2], x -> x + 1)",
+            "SELECT list_transform([1, 2], lambda x: x + 1)",
+            "SELECT list_reduce([1, 2, 3], (a, b) -> a + b)",
+            "SELECT [1, 2].list_transform(x -> x * 2)",
+            "SELECT list_filter([1, 2], x -> x > 1).length()",
+            "SELECT COLUMNS('^x$') FROM t",
+            "SELECT COLUMNS(c -> c = 'n') FROM t",
+            "SELECT {'a': 1, 'b': [1, 2]}",
+            "SELECT struct_pack(a := 1).a",
+            "SELECT 0x1f + 1 AS v",
+            "SELECT X'41'",
+            "SELECT '\\x41'::BLOB",
+            "SELECT $$a'b$$",
+            "SELECT $q$x $$ y$q$",
+            "SELECT 'a\\b'",
+            "SELECT 1_000, 1e3, .5",
+            "VALUES (1), (2)",
+            "FROM t SELECT x",
+            "SELECT * EXCLUDE (s, l) FROM t",
+            "SELECT * REPLACE (upper(x) AS x) FROM t",
+        ] {
+            let as_written = engine(&db, sql).await;
+            match check(sql, SqlDialect::DuckDb, &policy) {
+                Err(rejection) => {
+                    let parse = matches!(rejection.kind(), RejectKind::Parse { .. });
+                    if parse && parser_refused(&as_written) {
+                        refused += 1;
+                    } else {
+                        problems.push(format!(
+                            "{sql}: guard {rejection}, engine {:?}",
+                            as_written.map(|r| r.row_count)
+                        ));
+                    }
+                }
+                Ok(checked) => {
+                    let ran = db.query(&checked, &ExecOptions::default()).await;
+                    match (&ran, &as_written) {
+                        (Ok(ran), Ok(written)) if first_row(ran) == first_row(written) => {
+                            capped += usize::from(checked.cap_applied());
+                        }
+                        _ => problems.push(format!(
+                            "{sql}: capped as {} gives {:?}, as written {:?}",
+                            checked.sql(),
+                            ran.as_ref().map(first_row),
+                            as_written.as_ref().map(first_row)
+                        )),
+                    }
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+        assert_eq!(refused, 11, "refused as DuckDB's parser refuses");
+        assert!(capped >= 30, "only {capped} capped");
+    }
+
+    #[tokio::test]
+    async fn a_number_glued_to_a_name_is_refused_because_duckdb_splits_it_otherwise() {
+        let db = database();
+        // DuckDB reads `0x1F` as 0 named x1F (sqlparser: the hex string X'1F'), and `0X1F` the
+        // same way (sqlparser: 0 named X1F); the guard refuses both.
+        let hex = engine(&db, "SELECT 0x1F").await.unwrap();
+        assert_eq!(hex.schema.field(0).name(), "x1F");
+        for sql in ["SELECT 0x1F", "SELECT 0X1F", "SELECT 1e3x", "SELECT 0b101"] {
+            let refused = check(sql, SqlDialect::DuckDb, &Policy::default()).unwrap_err();
+            assert!(
+                matches!(refused.kind(), RejectKind::Parse { .. }),
+                "{sql}: {refused:?}"
+            );
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+mod postgres {
+    use nao_core::guard::{Policy, RejectKind, SqlDialect, check};
+    use nao_core::{DialectExt, ExecOptions};
+
+    use super::support::postgres::{READER, Sandbox, server_url};
+
+    /// Literals and operators sqlparser prints again for the row cap, on a live server: the
+    /// capped text, run by the adapter as a read-only role, returns what the server returns
+    /// for the text as written; and `x ISNULL`, which the server reads as `x IS NULL` and
+    /// sqlparser as an alias, is refused.
+    #[tokio::test]
+    async fn the_capped_text_returns_what_the_text_as_written_returns() {
+        let Some(url) = server_url() else { return };
+        let sandbox = Sandbox::new(&url, "reprint", READER).await;
+        let db = sandbox.adapter().await;
+        let policy = Policy::default().with_row_cap(100);
+        for sql in [
+            "SELECT $$a'b\\c$$::text AS v",
+            "SELECT $q$x $$ y$q$::text AS v",
+            "SELECT E'a\\\\b\\'c'::text AS v",
+            "SELECT U&'d\\0061t\\+000061'::text AS v",
+            "SELECT B'101'::text AS v",
+            "SELECT X'1F'::text AS v",
+            "SELECT 'a' || 'b' AS v",
+            "SELECT (ARRAY[1, 2])[2]::text AS v",
+            "SELECT ('{\"a\": 1}'::jsonb ->> 'a') AS v",
+            "SELECT (1 IS NOT NULL)::text AS v",
+            "SELECT (NULL NOTNULL)::text AS v",
+            "SELECT 'x' AS \"a\"\"b\"",
+            "SELECT (1e-3)::text AS v",
+        ] {
+            let capped = check(sql, SqlDialect::Postgres, &policy).unwrap();
+            let ran = db
+                .query(&capped, &ExecOptions::default())
+                .await
+                .unwrap_or_else(|e| panic!("{}: {e}", capped.sql()));
+            let value = format!("{:?}", ran.batches[0].column(0).slice(0, 1));
+            let expected: Option<String> = sandbox.admin.query_one(sql, &[]).await.unwrap().get(0);
+            let expected = expected.unwrap();
+            assert!(
+                value.contains(&format!("{expected:?}")) || value.contains(&expected),
+                "{sql} capped as {}: {value}, as written {expected:?}",
+                capped.sql()
+            );
+        }
+        let isnull: bool = sandbox
+            .admin
+            .query_one("SELECT NULL ISNULL", &[])
+            .await
+            .unwrap()
+            .get(0);
+        assert!(isnull, "the server reads ISNULL as the null test");
+        let refused = check("SELECT NULL ISNULL", SqlDialect::Postgres, &policy).unwrap_err();
+        assert!(
+            matches!(refused.kind(), RejectKind::Parse { .. }),
+            "{refused:?}"
         );
     }
 }
