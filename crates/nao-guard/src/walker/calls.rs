@@ -247,6 +247,11 @@ impl Walker<'_> {
             return ControlFlow::Continue(());
         };
         let before = &chain[..first_call];
+        if let Some(qualified) = qualified_head_call(root, before, &chain[first_call]) {
+            // DuckDB reads `x.f()` at the head of a chain (`x.f().g()`) as the function `f` of a
+            // schema `x` when there is one, as it reads `x.f()` alone: judged as that name.
+            self.check_function(&qualified)?;
+        }
         let subscripted = before.iter().any(|a| matches!(a, AccessExpr::Subscript(_)));
         let receives = match root {
             Expr::Identifier(_) | Expr::CompoundIdentifier(_) => !subscripted,
@@ -274,6 +279,32 @@ impl Walker<'_> {
         );
         self.reject(RejectKind::Parse { message }, position(root.span()))
     }
+}
+
+/// The qualified name `x.f` (`s.x.f`) of a chain that starts with names and a call
+/// (`x.f().g()`), which sqlparser splits into the column `x` and the method `f`.
+fn qualified_head_call(
+    root: &Expr,
+    before: &[AccessExpr],
+    call: &AccessExpr,
+) -> Option<sqlparser::ast::ObjectName> {
+    let AccessExpr::Dot(Expr::Function(call)) = call else {
+        return None;
+    };
+    let mut parts: Vec<Ident> = match root {
+        Expr::Identifier(ident) => vec![ident.clone()],
+        Expr::CompoundIdentifier(idents) => idents.clone(),
+        _ => return None,
+    };
+    for access in before {
+        let AccessExpr::Dot(Expr::Identifier(ident)) = access else {
+            return None;
+        };
+        parts.push(ident.clone());
+    }
+    let name = call.name.0.last()?.as_ident()?.clone();
+    parts.push(name);
+    Some(sqlparser::ast::ObjectName::from(parts))
 }
 
 /// `root` followed by the accesses `chain`, printed as sqlparser prints them.
