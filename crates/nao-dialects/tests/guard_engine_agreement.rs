@@ -558,7 +558,7 @@ mod duckdb {
             "SELECT ('abc').upper()",
             "SELECT (1.5).abs()",
             "SELECT (DATE '2024-01-02').year()",
-            "SELECT x.upper().lower() FROM t",
+            "SELECT (x).upper().lower() FROM t",
             "SELECT (x).upper() FROM t",
             "SELECT upper('a').lower()",
             "SELECT [1, 2, 3].length()",
@@ -624,6 +624,34 @@ mod duckdb {
         assert!(problems.is_empty(), "{}", problems.join("\n"));
         assert_eq!(refused, 11, "refused as DuckDB's parser refuses");
         assert!(capped >= 30, "only {capped} capped");
+    }
+
+    /// `x.f().g()`: DuckDB calls the function `f` of a schema `x` when there is one, as it
+    /// does for `x.f()` alone, so the guard judges the head of the chain as the qualified name.
+    #[tokio::test]
+    async fn a_chain_headed_by_a_name_calls_the_schemas_function() {
+        let db = DuckDbDialect::in_memory("duck", |connection| {
+            connection.execute_batch(
+                "CREATE TABLE t (x VARCHAR); INSERT INTO t VALUES ('COLUMN');
+                 CREATE SCHEMA x; CREATE MACRO x.upper() AS 'MACRO';",
+            )
+        })
+        .unwrap();
+        for sql in ["SELECT x.upper().lower() FROM t", "SELECT x.upper() FROM t"] {
+            let ran = engine(&db, sql).await.unwrap();
+            let value = cells(&ran)[0][0].clone().unwrap();
+            assert!(value.eq_ignore_ascii_case("macro"), "{sql}: {value}");
+            let refused = check(sql, SqlDialect::DuckDb, &Policy::default()).unwrap_err();
+            assert!(
+                matches!(refused.kind(), RejectKind::Function { name, .. } if name == "x.upper"),
+                "{sql}: {refused:?}"
+            );
+        }
+        // In parentheses it is the column's value, whatever the schemas.
+        let sql = "SELECT (x).upper().lower() FROM t";
+        let approved = check(sql, SqlDialect::DuckDb, &Policy::default()).unwrap();
+        let ran = db.query(&approved, &ExecOptions::default()).await.unwrap();
+        assert_eq!(cells(&ran)[0][0].as_deref(), Some("column"));
     }
 
     #[tokio::test]
