@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use nao_core::guard::Policy;
 use nao_core::{Databases, Dialect, Settings, ToolContext, tools};
+use nao_dialects::{EngineLimits, Isolation, Spill};
 use rmcp::ServiceExt;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio_util::sync::CancellationToken;
@@ -89,12 +90,40 @@ pub fn demo_database() -> Result<Arc<dyn Dialect>, ServeError> {
     })
 }
 
-/// How server databases are opened: `--allow-privileged` and `--set-role`.
+/// How databases are opened: `--allow-privileged` and `--set-role` for servers, the engine
+/// limits for embedded ones.
 pub fn open_options(options: &Options) -> nao_dialects::OpenOptions {
-    let open = nao_dialects::OpenOptions::new().allow_privileged(options.allow_privileged);
+    let open = nao_dialects::OpenOptions::new()
+        .allow_privileged(options.allow_privileged)
+        .engine_limits(engine_limits(options));
     match &options.set_role {
         Some(role) => open.set_role(role.as_str()),
         None => open,
+    }
+}
+
+/// How many DuckDB worker processes may run statements at once, per database.
+const DUCKDB_WORKERS: usize = 2;
+
+/// The embedded engines' limits: memory, threads, spill, and DuckDB in worker processes when
+/// the options name a worker program (the binary names itself, which its `main` turns into a
+/// worker, unless `--duckdb-in-process`).
+pub fn engine_limits(options: &Options) -> EngineLimits {
+    let mut limits = EngineLimits::new();
+    if let Some(bytes) = options.memory_limit {
+        limits = limits.memory_limit(bytes);
+    }
+    if let Some(threads) = options.engine_threads {
+        limits = limits.threads(threads);
+    }
+    if let Some(dir) = &options.spill_dir {
+        limits = limits.spill(Spill::under(dir, options.max_spill));
+    }
+    match &options.duckdb_worker {
+        Some(program) if !options.duckdb_in_process => {
+            limits.isolation(Isolation::workers(program, DUCKDB_WORKERS))
+        }
+        _ => limits,
     }
 }
 

@@ -16,6 +16,11 @@ use tracing_subscriber::filter::LevelFilter;
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
+    // DuckDB statements run in worker processes of this same program (see app::engine_limits).
+    #[cfg(feature = "duckdb")]
+    if let Some(code) = nao_dialects::duckdb::run_if_worker() {
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let options = match Options::parse(std::env::args().skip(1), |key| std::env::var(key).ok()) {
         Ok(options) => options,
         Err(error) => {
@@ -34,6 +39,18 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     init_logs(&options.log_level);
+    #[cfg(feature = "duckdb")]
+    let options = {
+        let mut options = options;
+        match std::env::current_exe() {
+            Ok(program) => options.duckdb_worker = Some(program),
+            Err(error) => tracing::warn!(
+                %error,
+                "cannot find this program to start DuckDB workers; DuckDB runs in-process"
+            ),
+        }
+        options
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -40,6 +40,18 @@ LIMITS:
     --deny-table PATTERN     These tables may not be read (repeatable).
     --max-request-bytes N    Largest JSON-RPC message accepted (default 4194304).
 
+EMBEDDED ENGINES (SQLite, DuckDB):
+    --memory-limit SIZE      Memory one database's engine may use (e.g. 512MiB, 2GiB; default
+                             an eighth of the machine's memory, between 128 MiB and 2 GiB).
+    --engine-threads N       Threads one DuckDB statement runs on (default: the cores).
+    --spill-dir DIR          Let big sorts, joins and aggregates spill to a private directory
+                             under DIR (removed on exit) instead of failing at the memory
+                             limit. Default: no spilling, nothing written to disk.
+    --max-spill SIZE         The most data spilled per database (default 2GiB).
+    --duckdb-in-process      Run DuckDB statements in this process. By default each runs in
+                             a worker process (this program again) whose memory the system
+                             bounds and which is ended when a statement times out.
+
 TRANSPORT:
     (default)                stdio: JSON-RPC on stdin/stdout; logs go to stderr.
     --http ADDR              Streamable HTTP on ADDR (e.g. 127.0.0.1:8080), endpoint /mcp.
@@ -118,6 +130,19 @@ pub struct Options {
     pub allow_privileged: bool,
     /// A role every server connection switches to.
     pub set_role: Option<String>,
+    /// Embedded engines: the memory limit per database, in bytes.
+    pub memory_limit: Option<u64>,
+    /// DuckDB: threads per statement.
+    pub engine_threads: Option<usize>,
+    /// Embedded engines: the directory to spill under, if any.
+    pub spill_dir: Option<std::path::PathBuf>,
+    /// Embedded engines: the most spilled data per database, in bytes.
+    pub max_spill: u64,
+    /// DuckDB: run statements in this process instead of worker processes.
+    pub duckdb_in_process: bool,
+    /// DuckDB: the program to start as a worker process (set by the `nao-mcp` binary to
+    /// itself, not a flag); `None` runs DuckDB in this process.
+    pub duckdb_worker: Option<std::path::PathBuf>,
     /// The log level.
     pub log_level: String,
     /// `--help` was given.
@@ -128,6 +153,9 @@ pub struct Options {
 
 /// Default for [`Options::max_request_bytes`]: 4 MiB, far above any tool call.
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
+
+/// Default for [`Options::max_spill`]: 2 GiB.
+pub const DEFAULT_MAX_SPILL: u64 = 2 << 30;
 
 /// Default for [`Options::max_sessions`]: far more than one host's clients, few enough that a
 /// client looping on `initialize` cannot grow the server without bound.
@@ -152,6 +180,12 @@ impl Default for Options {
             allowed_origins: Vec::new(),
             allow_privileged: false,
             set_role: None,
+            memory_limit: None,
+            engine_threads: None,
+            spill_dir: None,
+            max_spill: DEFAULT_MAX_SPILL,
+            duckdb_in_process: false,
+            duckdb_worker: None,
             log_level: "info".to_owned(),
             help: false,
             version: false,
@@ -237,6 +271,21 @@ impl Options {
                     options.allowed_origins.push(origin);
                 }
                 "--allow-privileged" => options.allow_privileged = true,
+                "--memory-limit" => {
+                    options.memory_limit = Some(size(&value("--memory-limit")?, "--memory-limit")?);
+                }
+                "--engine-threads" => {
+                    let n = number(&value("--engine-threads")?, "--engine-threads")?;
+                    options.engine_threads = Some(
+                        usize::try_from(n)
+                            .ok()
+                            .filter(|n| (1..=1024).contains(n))
+                            .ok_or_else(|| UsageError("--engine-threads wants 1 to 1024".into()))?,
+                    );
+                }
+                "--spill-dir" => options.spill_dir = Some(value("--spill-dir")?.into()),
+                "--max-spill" => options.max_spill = size(&value("--max-spill")?, "--max-spill")?,
+                "--duckdb-in-process" => options.duckdb_in_process = true,
                 "--set-role" => {
                     let role = value("--set-role")?;
                     if role.trim().is_empty() {
@@ -302,6 +351,36 @@ fn number(text: &str, flag: &str) -> Result<u64, UsageError> {
         .replace('_', "")
         .parse()
         .map_err(|_| UsageError(format!("{flag} wants a whole number, got {}", shown(text))))
+}
+
+/// A size in bytes: a whole number, or one with a unit (`512MiB`, `2 GiB`, `500MB`; KiB, MiB,
+/// GiB and TiB count in 1024s, kB, MB, GB and TB in 1000s).
+fn size(text: &str, flag: &str) -> Result<u64, UsageError> {
+    let invalid = || {
+        UsageError(format!(
+            "{flag} wants a size like 512MiB or 2GiB, got {}",
+            shown(text)
+        ))
+    };
+    let trimmed = text.trim().replace('_', "");
+    let split = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
+    let (digits, unit) = trimmed.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| invalid())?;
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        "tib" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        _ => return Err(invalid()),
+    };
+    n.checked_mul(scale).filter(|n| *n > 0).ok_or_else(invalid)
 }
 
 /// A positive number of seconds (`2.5`, `30s`).
@@ -391,6 +470,13 @@ mod tests {
             "--allow-privileged",
             "--set-role",
             "nao_reader",
+            "--memory-limit",
+            "512MiB",
+            "--engine-threads=2",
+            "--spill-dir",
+            "/var/tmp/nao",
+            "--max-spill=1GB",
+            "--duckdb-in-process",
         ])
         .unwrap();
         assert_eq!(options.databases[0].name, "shop");
@@ -418,6 +504,22 @@ mod tests {
         );
         assert!(options.allow_privileged);
         assert_eq!(options.set_role.as_deref(), Some("nao_reader"));
+        assert_eq!(options.memory_limit, Some(512 << 20));
+        assert_eq!(options.engine_threads, Some(2));
+        assert_eq!(options.spill_dir.as_deref(), Some("/var/tmp/nao".as_ref()));
+        assert_eq!(options.max_spill, 1_000_000_000);
+        assert!(options.duckdb_in_process);
+    }
+
+    #[test]
+    fn sizes_take_units_and_refuse_the_rest() {
+        assert_eq!(size("1048576", "--x"), Ok(1 << 20));
+        assert_eq!(size("2 GiB", "--x"), Ok(2 << 30));
+        assert_eq!(size("1_500kB", "--x"), Ok(1_500_000));
+        for bad in ["", "0", "12 parsecs", "GiB", "-1MiB", "99999999999999TiB"] {
+            let error = size(bad, "--memory-limit").expect_err(bad);
+            assert!(error.0.contains("--memory-limit"), "{error}");
+        }
     }
 
     #[test]
@@ -427,6 +529,9 @@ mod tests {
         assert_eq!(options.session_idle_timeout, DEFAULT_SESSION_IDLE_TIMEOUT);
         assert!(options.allowed_origins.is_empty());
         assert!(!options.allow_privileged);
+        assert_eq!(options.memory_limit, None);
+        assert_eq!(options.spill_dir, None);
+        assert!(!options.duckdb_in_process);
         assert_eq!(options.set_role, None);
     }
 

@@ -244,3 +244,95 @@ async fn sigterm_stops_the_server_cleanly() {
         "SIGTERM must end the server with success, got {status:?}"
     );
 }
+
+/// The server's child processes (DuckDB workers) that are still running.
+#[cfg(all(feature = "duckdb", target_os = "linux"))]
+fn duckdb_workers_of(server: u32) -> usize {
+    let server = server.to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let dir = entry.ok()?.path();
+            let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+            let ppid = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .to_owned();
+            let cmdline = std::fs::read(dir.join("cmdline")).ok()?;
+            let worker = cmdline
+                .split(|b| *b == 0)
+                .any(|arg| arg == b"--nao-duckdb-worker");
+            (ppid == server && worker).then_some(())
+        })
+        .count()
+}
+
+#[cfg(all(feature = "duckdb", target_os = "linux"))]
+#[tokio::test]
+async fn duckdb_statements_run_in_bounded_workers_that_timeouts_end() {
+    let dir = std::env::temp_dir().join(format!("nao-mcp-duckdb-workers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("data.duckdb");
+    nao_dialects::duckdb::driver::Connection::open(&path)
+        .unwrap()
+        .execute_batch("CREATE TABLE t AS SELECT range AS n FROM range(100)")
+        .unwrap();
+    let database = format!("db=duckdb://{}", path.display());
+    let mut server = Server::start(&[
+        "--database",
+        &database,
+        "--memory-limit",
+        "256MiB",
+        "--timeout",
+        "5",
+    ])
+    .await;
+    let call = |id: i64, sql: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "execute_sql", "arguments": {"sql_query": sql, "database_id": "db"}}})
+    };
+    let text = |answer: &Value| {
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    };
+    // A constant 1 MB value in 2000 rows: several GB in-process, refused within the worker.
+    server
+        .send(&call(
+            20,
+            "SELECT repeat('x', 1000000) AS s FROM range(2000)",
+        ))
+        .await;
+    let answer = server.response(20).await;
+    assert_eq!(answer["result"]["isError"], json!(true), "{answer}");
+    assert!(text(&answer).contains("memory"), "{answer}");
+    assert!(!text(&answer).contains(dir.to_str().unwrap()), "{answer}");
+    // A statement past the 5 s limit ends its worker.
+    server
+        .send(&call(
+            21,
+            "SELECT count(*) FROM range(100000000) a, range(1000) b WHERE a.range + b.range = -1",
+        ))
+        .await;
+    let answer = server.response(21).await;
+    assert_eq!(answer["result"]["isError"], json!(true), "{answer}");
+    assert!(text(&answer).contains("longer than"), "{answer}");
+    // The next statement gets a fresh worker.
+    server.send(&call(22, "SELECT count(*) AS n FROM t")).await;
+    let answer = server.response(22).await;
+    assert_ne!(answer["result"]["isError"], json!(true), "{answer}");
+    assert!(text(&answer).contains("100"), "{answer}");
+    let pid = server.child.id().unwrap();
+    assert_eq!(
+        duckdb_workers_of(pid),
+        1,
+        "one idle worker, the ended ones reaped"
+    );
+    server.finish().await;
+    assert_eq!(duckdb_workers_of(pid), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

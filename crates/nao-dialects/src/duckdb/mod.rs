@@ -57,8 +57,14 @@
 //! which copies the value into every row of a 2048-row chunk
 //! (`SELECT repeat('x', 1000000) FROM range(2000)`: 3.9 GB). DuckDB allocates these outside
 //! its buffer manager and does not check for interrupts while building one value, so neither
-//! the limit nor the statement timeout stops them. `benches/embedded_memory.rs` measures these
-//! shapes; bounding them needs the engine in a process of its own.
+//! the limit nor the statement timeout stops them; a timed-out statement of this kind keeps its
+//! thread and memory until it finishes. `benches/embedded_memory.rs` measures these shapes.
+//!
+//! [`Isolation::Workers`](crate::Isolation::Workers) bounds them: statements run in worker
+//! processes whose `RLIMIT_DATA` covers every allocation (each shape above then fails as a
+//! `ResourceLimit` within the worker's memory), and a statement past its time limit or
+//! cancelled is stopped by ending its worker, which returns all its memory. See the
+//! `worker` module docs of [`run_if_worker`].
 //!
 //! Host paths (the database file, its directory, the sealed and spill directories) are
 //! replaced by words in every error message the adapter returns; the guard refuses the

@@ -7,6 +7,7 @@ use rusqlite::ffi::ErrorCode;
 
 use super::errors::failure;
 use super::limits::{self, FixedLimit, VALUE_FLOOR};
+use crate::sizes::human as size;
 
 /// The error for `error` when it is a limit being passed, else `None`.
 pub(crate) fn limit_error(
@@ -81,21 +82,6 @@ fn out_of_memory(sqlite: &str) -> (String, String) {
              IN lists, fewer repeated views or subqueries, fewer large values at once"
         ),
     )
-}
-
-/// A size for people: whole MiB exactly, else one decimal, else KiB or bytes.
-fn size(bytes: usize) -> String {
-    const MIB: usize = 1 << 20;
-    const KIB: usize = 1 << 10;
-    if bytes >= MIB && bytes.is_multiple_of(MIB) {
-        format!("{} MiB", bytes / MIB)
-    } else if bytes >= MIB {
-        format!("{:.1} MiB", bytes as f64 / MIB as f64)
-    } else if bytes >= KIB {
-        format!("{:.1} KiB", bytes as f64 / KIB as f64)
-    } else {
-        format!("{bytes} bytes")
-    }
 }
 
 #[cfg(test)]

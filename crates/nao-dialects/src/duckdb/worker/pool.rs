@@ -89,17 +89,52 @@ impl Drop for Worker {
     }
 }
 
-/// Why a statement is being stopped, shared by the watcher and the reader.
+/// Why a statement is being stopped, shared by the watcher and the reader. Whoever comes
+/// first decides: the watcher may end the worker only while the statement runs, and the
+/// reader returns a worker to the idle list only if the watcher has not claimed it, so a
+/// cancellation that lands as a statement ends never kills a worker already serving the next.
 #[derive(Default)]
-struct Stop(Mutex<Option<StopReason>>);
+struct Stop(Mutex<StopState>);
+
+#[derive(Default, Clone, Copy)]
+enum StopState {
+    #[default]
+    Running,
+    Stopping(StopReason),
+    Finished,
+}
 
 impl Stop {
+    /// The reason the watcher stopped the statement, if it did.
     fn get(&self) -> Option<StopReason> {
-        *lock(&self.0)
+        match *lock(&self.0) {
+            StopState::Stopping(reason) => Some(reason),
+            _ => None,
+        }
     }
 
-    fn set(&self, reason: StopReason) {
-        lock(&self.0).get_or_insert(reason);
+    /// The watcher: claims the worker to end it, unless the statement has finished.
+    fn stop(&self, reason: StopReason) -> bool {
+        let mut state = lock(&self.0);
+        match *state {
+            StopState::Running => {
+                *state = StopState::Stopping(reason);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The reader: claims the worker back for the idle list, unless the watcher has it.
+    fn finish(&self) -> bool {
+        let mut state = lock(&self.0);
+        match *state {
+            StopState::Running => {
+                *state = StopState::Finished;
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -260,19 +295,23 @@ impl Inner {
         };
         let outcome = self.converse(&mut worker, request, &mut schema_tx, batch_tx);
         match outcome {
-            Ok(Ending::Done) => self.keep(worker),
+            Ok(Ending::Done) => self.keep(worker, stop),
             Ok(Ending::Failed(error)) => {
+                self.keep(worker, stop);
                 report(&mut schema_tx, error);
-                self.keep(worker);
             }
             // The stream's reader went away: the worker may still be sending; end it.
             Ok(Ending::ReaderGone) => worker.end(),
             Err(io_error) => {
-                worker.end();
+                // Whether the worker ended on its own, before this side ends it.
                 let status = lock(&worker.child).try_wait().ok().flatten();
+                worker.end();
                 let error = match stop.get() {
                     Some(reason) => errors::stopped(&self.database, reason),
-                    None => self.died(status, &io_error),
+                    None => {
+                        tracing::warn!(error = %io_error, ?status, "a DuckDB worker failed");
+                        self.died(status, &io_error)
+                    }
                 };
                 report(&mut schema_tx, error);
             }
@@ -338,8 +377,13 @@ impl Inner {
         }
     }
 
-    /// Puts a worker that ended its statement cleanly back for the next one.
-    fn keep(&self, worker: Worker) {
+    /// Puts a worker that ended its statement cleanly back for the next one, unless the
+    /// watcher is ending it.
+    fn keep(&self, mut worker: Worker, stop: &Stop) {
+        if !stop.finish() {
+            worker.end();
+            return;
+        }
         let mut idle = lock(&self.idle);
         if idle.len() < MAX_IDLE {
             idle.push(worker);
@@ -408,6 +452,7 @@ async fn watch(
         () = cancel.cancelled() => StopReason::Cancelled,
         () = tokio::time::sleep_until(deadline) => StopReason::Timeout(limit),
     };
-    stop.set(reason);
-    let _ = lock(&child).kill();
+    if stop.stop(reason) {
+        let _ = lock(&child).kill();
+    }
 }

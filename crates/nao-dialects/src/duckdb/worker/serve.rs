@@ -227,11 +227,13 @@ fn write_error(output: &mut impl Write, error: &DialectError) -> io::Result<()> 
 
 /// Caps the memory this process may map at `data_limit` bytes (`RLIMIT_DATA`, which counts
 /// the heap and every private writable mapping): DuckDB's allocations past it fail, and DuckDB
-/// reports them as out-of-memory errors. The worker also ends with the adapter's process
-/// (Linux's parent-death signal), so a worker never outlives its host.
+/// reports them as out-of-memory errors. A watchdog ends the worker once its adapter's process
+/// is gone, so a worker busy with a statement never outlives its host. (Linux's parent-death
+/// signal would fire when the *thread* that started the worker ends, which in a thread pool
+/// happens at any time.)
 #[cfg(unix)]
 fn bound_this_process(data_limit: u64) -> io::Result<()> {
-    use rustix::process::{Resource, Rlimit, setrlimit};
+    use rustix::process::{Resource, Rlimit, getppid, setrlimit};
     setrlimit(
         Resource::Data,
         Rlimit {
@@ -239,10 +241,23 @@ fn bound_this_process(data_limit: u64) -> io::Result<()> {
             maximum: Some(data_limit),
         },
     )?;
-    #[cfg(target_os = "linux")]
-    rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+    let parent = getppid();
+    std::thread::Builder::new()
+        .name("nao-duckdb-worker-watchdog".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(PARENT_CHECK);
+                if getppid() != parent {
+                    std::process::exit(3);
+                }
+            }
+        })?;
     Ok(())
 }
+
+/// How often a worker checks that its adapter's process is still there.
+#[cfg(unix)]
+const PARENT_CHECK: Duration = Duration::from_millis(500);
 
 /// Without `setrlimit` the worker only has DuckDB's own memory limit.
 #[cfg(not(unix))]
