@@ -6,7 +6,6 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
@@ -18,47 +17,9 @@ use nao_core::render::Truncation;
 use nao_core::{Dialect, DialectError, DialectExt, ExecOptions, TableFilter, TableRef};
 use nao_dialects::conformance::{self, FIXTURE_STATEMENTS};
 use nao_dialects::duckdb::DuckDbDialect;
+use support::temp_dir::TestDir;
 
-/// A unique directory under the system temporary directory, removed on drop.
-struct TestDir(PathBuf);
-
-impl TestDir {
-    fn new(label: &str) -> Self {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "nao-duckdb-test-{label}-{}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TestDir(path)
-    }
-
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-
-    /// Every file in the directory with its content, to prove nothing changed.
-    fn snapshot(&self) -> Vec<(PathBuf, Vec<u8>)> {
-        let mut files: Vec<_> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| {
-                let path = e.unwrap().path();
-                let bytes = std::fs::read(&path).unwrap_or_default();
-                (path, bytes)
-            })
-            .collect();
-        files.sort();
-        files
-    }
-}
-
-impl Drop for TestDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod support;
 
 /// A DuckDB file holding the conformance fixture, written and closed before the adapter opens.
 fn fixture_file(dir: &TestDir) -> PathBuf {

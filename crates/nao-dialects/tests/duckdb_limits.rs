@@ -6,8 +6,7 @@
 #![cfg(feature = "duckdb")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 use std::time::Duration;
 
 use arrow_array::cast::AsArray;
@@ -15,47 +14,9 @@ use nao_core::guard::{ReadOnlySql, SqlDialect};
 use nao_core::{DialectError, DialectExt, ExecOptions};
 use nao_dialects::duckdb::DuckDbDialect;
 use nao_dialects::{EngineLimits, Spill};
+use support::temp_dir::{TestDir, duckdb_database as database};
 
-/// A unique directory under the system temporary directory, removed on drop.
-struct TestDir(PathBuf);
-
-impl TestDir {
-    fn new(label: &str) -> Self {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "nao-duckdb-limits-test-{label}-{}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TestDir(path)
-    }
-
-    /// A database file in the directory holding one small table.
-    fn database(&self) -> PathBuf {
-        let path = self.0.join("data.duckdb");
-        let writer = duckdb::Connection::open(&path).unwrap();
-        writer
-            .execute_batch("CREATE TABLE t AS SELECT range AS n FROM range(10)")
-            .unwrap();
-        writer.close().unwrap();
-        path
-    }
-
-    /// The entries of `dir` (none when it does not exist).
-    fn entries(dir: &Path) -> Vec<PathBuf> {
-        std::fs::read_dir(dir)
-            .map(|entries| entries.map(|e| e.unwrap().path()).collect())
-            .unwrap_or_default()
-    }
-}
-
-impl Drop for TestDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod support;
 
 /// Runs `sql` unguarded (these tests probe the engine, not the guard).
 async fn run(db: &DuckDbDialect, sql: &str) -> Result<nao_core::CollectedBatches, DialectError> {
@@ -87,7 +48,7 @@ async fn the_limits_are_set_and_locked() {
         .memory_limit(200 << 20)
         .threads(1)
         .spill(Spill::under(&spill_parent, 50 << 20));
-    let db = DuckDbDialect::open_with("db", dir.database(), &limits).unwrap();
+    let db = DuckDbDialect::open_with("db", database(&dir, 10), &limits).unwrap();
     // DuckDB prints sizes in its own units; 200 MiB is "200.0 MiB".
     assert_eq!(setting(&db, "memory_limit").await, "200.0 MiB");
     assert_eq!(setting(&db, "threads").await, "1");
@@ -121,7 +82,7 @@ async fn spill_off_leaves_no_temporary_directory() {
         .memory_limit(64 << 20)
         .threads(1)
         .spill(Spill::Off);
-    let db = DuckDbDialect::open_with("db", dir.database(), &limits).unwrap();
+    let db = DuckDbDialect::open_with("db", database(&dir, 10), &limits).unwrap();
     assert_eq!(setting(&db, "temp_directory").await, "");
     // A DISTINCT far larger than the memory limit has nowhere to go.
     let error = run(
@@ -144,7 +105,7 @@ async fn over_the_memory_limit_is_a_resource_limit_without_host_paths() {
         .memory_limit(64 << 20)
         .threads(1)
         .spill(Spill::under(&spill_parent, 1 << 20));
-    let db = DuckDbDialect::open_with("db", dir.database(), &limits).unwrap();
+    let db = DuckDbDialect::open_with("db", database(&dir, 10), &limits).unwrap();
     // The list aggregate's state is counted by DuckDB's buffer manager.
     let error = run(&db, "SELECT length(list(range)) AS n FROM range(50000000)")
         .await

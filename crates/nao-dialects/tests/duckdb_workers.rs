@@ -6,8 +6,6 @@
 #![cfg(all(feature = "duckdb", target_os = "linux"))]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use arrow_array::cast::AsArray;
@@ -16,41 +14,10 @@ use nao_core::guard::{ReadOnlySql, SqlDialect};
 use nao_core::{CollectedBatches, DialectError, DialectExt, ExecOptions};
 use nao_dialects::duckdb::DuckDbDialect;
 use nao_dialects::{EngineLimits, Isolation, Spill};
+use support::temp_dir::{TestDir, duckdb_database as database};
 use tokio_util::sync::CancellationToken;
 
-/// A unique directory under the system temporary directory, removed on drop.
-struct TestDir(PathBuf);
-
-impl TestDir {
-    fn new(label: &str) -> Self {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "nao-duckdb-workers-test-{label}-{}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TestDir(path)
-    }
-
-    /// A database file holding `t(n)` with the numbers 0..1000.
-    fn database(&self) -> PathBuf {
-        let path = self.0.join("data.duckdb");
-        let writer = duckdb::Connection::open(&path).unwrap();
-        writer
-            .execute_batch("CREATE TABLE t AS SELECT range AS n FROM range(1000)")
-            .unwrap();
-        writer.close().unwrap();
-        path
-    }
-}
-
-impl Drop for TestDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod support;
 
 /// Limits that run statements in this crate's worker binary.
 fn in_workers(memory: u64, count: usize) -> EngineLimits {
@@ -91,7 +58,7 @@ fn live_workers(tag: &str) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn results_caps_and_errors_match_in_process() {
     let dir = TestDir::new("results");
-    let path = dir.database();
+    let path = database(&dir, 1000);
     let workers = DuckDbDialect::open_with("db", &path, &in_workers(256 << 20, 2)).unwrap();
     let local = DuckDbDialect::open("db", &path).unwrap();
     let sql = "SELECT n, n * 2 AS twice, 'x' || n AS label FROM t ORDER BY n";
@@ -141,7 +108,8 @@ async fn results_caps_and_errors_match_in_process() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn values_past_the_workers_memory_are_refused() {
     let dir = TestDir::new("memory");
-    let db = DuckDbDialect::open_with("db", dir.database(), &in_workers(256 << 20, 1)).unwrap();
+    let db =
+        DuckDbDialect::open_with("db", database(&dir, 1000), &in_workers(256 << 20, 1)).unwrap();
     for sql in [
         // Each of these took several GB in-process whatever DuckDB's memory limit.
         "SELECT repeat('x', 1000000) AS s FROM range(2000)",
@@ -171,7 +139,7 @@ async fn timeouts_and_cancellation_end_the_worker() {
         args: vec![tag.clone().into()],
         count: 1,
     });
-    let db = DuckDbDialect::open_with("db", dir.database(), &limits).unwrap();
+    let db = DuckDbDialect::open_with("db", database(&dir, 1000), &limits).unwrap();
     // A cross join DuckDB needs minutes for.
     let slow =
         "SELECT count(*) FROM range(100000000) a, range(1000) b WHERE a.range + b.range = -1";
@@ -212,7 +180,7 @@ async fn timeouts_and_cancellation_end_the_worker() {
 async fn a_missing_worker_program_is_a_clear_error() {
     let dir = TestDir::new("missing");
     let limits = EngineLimits::new().isolation(Isolation::workers("/nonexistent/worker", 1));
-    let db = DuckDbDialect::open_with("db", dir.database(), &limits).unwrap();
+    let db = DuckDbDialect::open_with("db", database(&dir, 1000), &limits).unwrap();
     let error = run(&db, "SELECT 1", ExecOptions::default())
         .await
         .expect_err("no worker");

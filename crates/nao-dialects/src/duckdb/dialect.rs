@@ -21,7 +21,7 @@ use crate::{EngineLimits, Isolation};
 /// What a worker process maps besides DuckDB's memory limit: the program, DuckDB's own
 /// structures and thread stacks, and the Arrow copy of a batch in flight (measured: see
 /// `benches/embedded_memory.rs`).
-const WORKER_OVERHEAD: u64 = 512 << 20;
+const WORKER_OVERHEAD: u64 = 256 << 20;
 
 /// A read-only DuckDB database: a file, or an in-memory database a host loaded and sealed.
 ///

@@ -10,6 +10,7 @@
 pub(crate) mod mysql;
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
+pub(crate) mod temp_dir;
 
 use std::fmt::Debug;
 use std::future::Future;
