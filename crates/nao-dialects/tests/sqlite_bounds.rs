@@ -9,11 +9,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use nao_dialects::EngineLimits;
 use nao_dialects::core::guard::{Policy, ReadOnlySql, SqlDialect, check};
 use nao_dialects::core::{BatchStream, Dialect, DialectError, DialectExt, ExecOptions};
 use nao_dialects::sqlite::SqliteDialect;
 use nao_dialects::sqlite::rusqlite::Connection;
-use nao_dialects::{EngineLimits, Spill};
 
 /// A directory under the system temp dir, removed when dropped.
 struct TempDir(PathBuf);
@@ -174,7 +174,7 @@ async fn a_tiny_cap_keeps_the_floor() {
 #[tokio::test]
 async fn fixed_limits_hold_on_every_pooled_connection() {
     let dir = TempDir::new("pool");
-    let db = open_file(&dir, &EngineLimits::default().spill(Spill::Off));
+    let db = open_file(&dir, &EngineLimits::default());
     // Streams of many one-row batches hold their connection until dropped: with `held` of
     // them open, the probes run on a connection no earlier probe ran on.
     let slow = read(

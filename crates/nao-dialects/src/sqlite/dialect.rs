@@ -63,18 +63,19 @@ impl SqliteDialect {
     }
 
     /// Opens the database file at `path` read-only, naming it `name`, within `limits`: the
-    /// page cache of each connection, the process's soft heap limit (lowered, never raised)
-    /// and where temporary data goes (see [Memory and limits](super#memory-and-limits)).
+    /// page cache of each connection and the process's soft heap limit (lowered, never
+    /// raised). SQLite cannot honour the spill setting: temporary data goes to files whatever
+    /// it says (see [Memory and limits](super#memory-and-limits)).
     ///
     /// ```
-    /// use nao_dialects::{EngineLimits, Spill};
+    /// use nao_dialects::EngineLimits;
     /// use nao_dialects::sqlite::SqliteDialect;
     ///
     /// # let dir = std::env::temp_dir().join(format!("nao-doc-open-with-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir).unwrap();
     /// # let path = dir.join("shop.db");
     /// # nao_dialects::sqlite::rusqlite::Connection::open(&path).unwrap().execute_batch("CREATE TABLE t (x INTEGER)").unwrap();
-    /// let limits = EngineLimits::new().memory_limit(256 << 20).spill(Spill::Off);
+    /// let limits = EngineLimits::new().memory_limit(256 << 20).threads(1);
     /// let db = SqliteDialect::open_with("shop", &path, &limits)?;
     /// # drop(db);
     /// # std::fs::remove_dir_all(&dir).unwrap();

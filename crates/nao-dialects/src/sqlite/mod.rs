@@ -143,19 +143,27 @@
 //!   only lower it); statements that reach it fail with a `ResourceLimit` error.
 //! - *Threads*: SQLite runs a statement on the thread that steps it, one of tokio's blocking
 //!   threads; with no sorter helper threads that is one thread, within any thread count.
-//! - *Spill*: [`Spill::Under`](crate::Spill::Under) (the default) sets `temp_store = FILE`:
-//!   sorts past the page cache, and temporary b-trees past their own 2 MiB cache, go to
-//!   temporary files. SQLite picks their directory for the whole process (`SQLITE_TMPDIR`,
-//!   `TMPDIR`, `/var/tmp`, `/usr/tmp`, `/tmp`: the first writable one), so `parent` is not
-//!   used (only SQLite's deprecated, process-wide `temp_store_directory` could move them, for
-//!   every connection at once), and `max_bytes` is not enforced (SQLite has no cap on
-//!   temporary files; the statement's time limit bounds them). On Linux they are opened with
-//!   `O_TMPFILE` (mode 0600, never named), so they vanish when closed or when the process
-//!   dies, with nothing to clean up; on a tmpfs they take RAM. [`Spill::Off`](crate::Spill::Off)
-//!   sets `temp_store = MEMORY`: nothing is written, and sorts and temporary b-trees stay in
-//!   memory with no bound but the time limit (or a hard heap limit the host set): an
-//!   `ORDER BY` over 3 million generated rows took 115 MB of heap there, and with files
-//!   about the page cache's size (2.4 MB with a 2 MiB cache).
+//! - *Spill*: SQLite cannot honour [`Spill`](crate::Spill), so it is ignored and every
+//!   connection runs with `temp_store = FILE`: a sort keeps a page cache's worth of rows in
+//!   memory and writes the rest to temporary files as sorted runs, and each temporary b-tree
+//!   keeps 2 MiB of cache and writes the rest to its own file.
+//!   - Keeping them in memory instead (`temp_store = MEMORY`, the only way to write nothing)
+//!     would leave them unbounded: nothing in SQLite limits them, and statements are only
+//!     checked between virtual-machine steps. A `DISTINCT` over 3,000 generated 100 KB values
+//!     took 316 MB of heap in 1.4 s in memory, 2.5 MB with files; an `ORDER BY` over
+//!     3 million generated rows 115 MB against 2.4 MB (with a 2 MiB page cache). So
+//!     [`Spill::Off`](crate::Spill::Off), the default, still writes temporary files for
+//!     SQLite: memory stays bounded, disk does not (SQLite writes at disk speed until the
+//!     time limit; a host that must write nothing should not give the model a SQLite
+//!     database).
+//!   - [`Spill::Under`](crate::Spill::Under)'s directory and cap are not used either: SQLite
+//!     picks the directory once for the whole process (`SQLITE_TMPDIR`, `TMPDIR`,
+//!     `/var/tmp`, `/usr/tmp`, `/tmp`: the first writable one; only its deprecated,
+//!     process-wide `temp_store_directory` could move them, for every connection at once),
+//!     and it has no cap on temporary files: the statement's time limit bounds them.
+//!   - On Linux the files are opened with `O_TMPFILE` (mode 0600, never named), so they
+//!     vanish when the statement closes them or the process dies, with nothing to clean up;
+//!     on a tmpfs they take RAM.
 //!
 //! **What one statement can make SQLite allocate, and what bounds it:**
 //!
@@ -165,8 +173,8 @@
 //! | an aggregate's accumulator: `group_concat`/`string_agg`, `json_group_array`/`_object` | the value limit; the buffer grows by doubling and is copied, so the peak is a few times the limit (`json_group_array` of `hex` values: 134 MB) |
 //! | a recursive CTE that doubles a string | the value limit; each step holds a few copies (114 MB) |
 //! | the values a statement holds at once (result columns, function arguments, CASE branches) | each by the value limit; their number only by the columns, function-argument and SQL-length limits: `max()` of ten 30 MB `randomblob`s holds all ten (315 MB). No per-statement bound on the sum exists in SQLite; only a hard heap limit bounds it |
-//! | sorts (`ORDER BY`, `GROUP BY` and window `ORDER BY` without an index) | the page cache, then temporary files (`Spill::Off`: the time limit) |
-//! | temporary b-trees (`DISTINCT`, `UNION`/`INTERSECT`/`EXCEPT`, `IN (subquery)`, materialized CTEs and views, a recursive CTE's queue, window partitions, `count(DISTINCT …)`, automatic indexes) | 2 MiB of cache each, then temporary files (`Spill::Off`: the time limit) |
+//! | sorts (`ORDER BY`, `GROUP BY` and window `ORDER BY` without an index) | the page cache, then temporary files (bounded by the time limit) |
+//! | temporary b-trees (`DISTINCT`, `UNION`/`INTERSECT`/`EXCEPT`, `IN (subquery)`, materialized CTEs and views, a recursive CTE's queue, window partitions, `count(DISTINCT …)`, automatic indexes) | 2 MiB of cache each, then temporary files (bounded by the time limit) |
 //! | `json_each`/`json_tree` over a value | the value limit times a small factor (a 2-million-element array: 70 MB) |
 //! | the parse tree and compiled program | the SQL length, instruction, depth and compound limits (a 1.3 MB `IN` list: 38 MB) |
 //! | the page cache | `cache_size` per connection; an in-memory database's whole data |

@@ -171,7 +171,7 @@ pub(crate) mod tests {
             let temp: i64 = conn
                 .query_row("PRAGMA temp_store", [], |r| r.get(0))
                 .expect("temp_store");
-            assert_eq!(temp, 2, "MEMORY");
+            assert_eq!(temp, 1, "FILE, also under Spill::Off");
             let err = conn
                 .execute("ATTACH ':memory:' AS other", [])
                 .expect_err("no database may be attached");
