@@ -1,0 +1,375 @@
+//! Peak memory of one capped call on the embedded engines (SQLite, DuckDB) for the shapes of
+//! issue 24: values near SQLite's 1 GB maximum, aggregates of large values, a recursive CTE
+//! doubling a string, huge lists and `DISTINCT` over large ranges in DuckDB, and what stays
+//! resident after repeated large results.
+//!
+//! Each shape runs in a child process of its own (this binary again) on a database file in a
+//! temporary directory (the shapes came from nao-mcp on file databases): the child opens the
+//! adapter, resets its peak RSS (`/proc/self/clear_refs`), collects the result under a
+//! 64 MiB byte cap with [`DialectExt::query`] (the path `execute_sql` takes) and a time limit,
+//! and prints its RSS before, its peak (`VmHWM`) and its RSS after the call, the adapter still
+//! alive. The parent prints the shapes side by side against the bound of issue 24: twice the
+//! cap, plus the engine's memory limit, plus a few MB, over the RSS before the call. It prints
+//! numbers and a verdict per shape and checks nothing: peaks depend on the machine.
+//!
+//! `cargo bench --bench embedded_memory --features duckdb` (with DUCKDB_LIB_DIR set, see
+//! README).
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_docs
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nao::core::guard::{ReadOnlySql, SqlDialect};
+use nao::core::{CollectedBatches, Dialect, DialectError, DialectExt, ExecOptions};
+use nao::dialects::duckdb::{DuckDbDialect, driver as duckdb};
+use nao::dialects::sqlite::{SqliteDialect, rusqlite};
+use nao::dialects::{EngineLimits, Spill};
+
+/// The byte cap of every shape.
+const CAP: usize = 64 << 20;
+/// The engine memory limit every adapter opens with.
+const ENGINE_MEMORY: u64 = 256 << 20;
+/// "A few MB": the fixed part of the bound, for the runtime and the driver's buffers.
+const SLACK: usize = 16 << 20;
+/// Each shape's time limit: long enough for its work, short enough for the bench to finish in
+/// a few minutes.
+const TIMEOUT: Duration = Duration::from_secs(20);
+/// The environment variable that makes this binary a child running one shape.
+const CHILD: &str = "NAO_MEMORY_CHILD";
+/// The environment variable naming the directory of the database files.
+const DIR: &str = "NAO_MEMORY_DIR";
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Engine {
+    Sqlite,
+    DuckDb,
+}
+
+/// One shape: its engine, its label, the statements run before it in the same session, its
+/// statement, what runs after it before the RSS after is read, and whether the engine may
+/// spill to a directory (the default, [`Spill::Off`], is what the others run with).
+struct Shape {
+    engine: Engine,
+    label: &'static str,
+    before: &'static [&'static str],
+    sql: &'static str,
+    after: Option<&'static str>,
+    spill: bool,
+}
+
+const fn shape(engine: Engine, label: &'static str, sql: &'static str) -> Shape {
+    Shape {
+        engine,
+        label,
+        before: &[],
+        sql,
+        after: None,
+        spill: false,
+    }
+}
+
+const DUCKDB_WIDE_ROWS: &str = "SELECT repeat('x', 1000000) AS s FROM range(2000)";
+
+const SHAPES: &[Shape] = &[
+    shape(
+        Engine::Sqlite,
+        "zeroblob(999999999)",
+        "SELECT zeroblob(999999999) AS b",
+    ),
+    shape(
+        Engine::Sqlite,
+        "randomblob(999999999)",
+        "SELECT randomblob(999999999) AS b",
+    ),
+    shape(
+        Engine::Sqlite,
+        "printf('%.*c', 1e9)",
+        "SELECT printf('%.*c', 999999999, 'x') AS s",
+    ),
+    shape(
+        Engine::Sqlite,
+        "group_concat 3 x 300 MB",
+        "SELECT group_concat(b) AS g FROM (SELECT randomblob(300000000) AS b \
+         UNION ALL SELECT randomblob(300000000) UNION ALL SELECT randomblob(300000000))",
+    ),
+    shape(
+        Engine::Sqlite,
+        "group_concat 3 x 20 MB",
+        "SELECT group_concat(b) AS g FROM (SELECT randomblob(20000000) AS b \
+         UNION ALL SELECT randomblob(20000000) UNION ALL SELECT randomblob(20000000))",
+    ),
+    shape(
+        Engine::Sqlite,
+        "json_group_array 4 x hex",
+        "SELECT json_group_array(hex(b)) AS j FROM (SELECT randomblob(10000000) AS b \
+         UNION ALL SELECT randomblob(10000000) UNION ALL SELECT randomblob(10000000) \
+         UNION ALL SELECT randomblob(10000000))",
+    ),
+    shape(
+        Engine::Sqlite,
+        "doubling recursive CTE",
+        "WITH RECURSIVE c(s) AS (SELECT 'x' UNION ALL SELECT s || s FROM c \
+         WHERE length(s) < 1000000000) SELECT s FROM c",
+    ),
+    shape(
+        Engine::Sqlite,
+        "one row of 5 x 30 MB",
+        "SELECT randomblob(30000000) AS a, randomblob(30000000) AS b, \
+         randomblob(30000000) AS c, randomblob(30000000) AS d, randomblob(30000000) AS e",
+    ),
+    shape(
+        Engine::Sqlite,
+        "max() of 20 x 30 MB",
+        "SELECT length(max(randomblob(30000000), randomblob(30000000), randomblob(30000000), \
+         randomblob(30000000), randomblob(30000000), randomblob(30000000), \
+         randomblob(30000000), randomblob(30000000), randomblob(30000000), \
+         randomblob(30000000), randomblob(30000000), randomblob(30000000), \
+         randomblob(30000000), randomblob(30000000), randomblob(30000000), \
+         randomblob(30000000), randomblob(30000000), randomblob(30000000), \
+         randomblob(30000000), randomblob(30000000))) AS n",
+    ),
+    shape(
+        Engine::Sqlite,
+        "ORDER BY 3M rows",
+        "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 3000000) \
+         SELECT count(*) AS n FROM (SELECT n, printf('%020d', n) AS p FROM g ORDER BY p DESC)",
+    ),
+    shape(
+        Engine::Sqlite,
+        "DISTINCT 3M rows",
+        "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 3000000) \
+         SELECT count(*) AS n FROM (SELECT DISTINCT n FROM g)",
+    ),
+    shape(
+        Engine::Sqlite,
+        "DISTINCT 5000 x 100 KB",
+        "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 5000) \
+         SELECT count(*) AS n FROM (SELECT DISTINCT randomblob(100000) FROM g)",
+    ),
+    shape(Engine::DuckDb, "2000 rows of 1 MB", DUCKDB_WIDE_ROWS),
+    shape(
+        Engine::DuckDb,
+        "range(100000000) list",
+        "SELECT range(100000000) AS l",
+    ),
+    shape(
+        Engine::DuckDb,
+        "list_resize 200M",
+        "SELECT list_resize([1], 200000000) AS l",
+    ),
+    Shape {
+        before: &[DUCKDB_WIDE_ROWS, DUCKDB_WIDE_ROWS, DUCKDB_WIDE_ROWS],
+        after: Some("SELECT 1 AS one"),
+        ..shape(Engine::DuckDb, "4 x 2000 rows of 1 MB", DUCKDB_WIDE_ROWS)
+    },
+    shape(
+        Engine::DuckDb,
+        "DISTINCT 200M range",
+        "SELECT count(*) AS n FROM (SELECT DISTINCT i FROM range(200000000) t(i))",
+    ),
+    Shape {
+        spill: true,
+        ..shape(
+            Engine::DuckDb,
+            "DISTINCT 200M range, spill",
+            "SELECT count(*) AS n FROM (SELECT DISTINCT i FROM range(200000000) t(i))",
+        )
+    },
+];
+
+/// A line of `/proc/self/status`, in KiB.
+fn status_kib(key: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(key))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+fn sqlite_file(dir: &Path) -> PathBuf {
+    dir.join("shapes.sqlite")
+}
+
+fn duckdb_file(dir: &Path) -> PathBuf {
+    dir.join("shapes.duckdb")
+}
+
+/// The two database files the shapes run on (each holds one small table: the shapes read
+/// none, but an adapter opens only an existing database).
+fn create_databases(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    rusqlite::Connection::open(sqlite_file(dir))
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);")
+        .unwrap();
+    duckdb::Connection::open(duckdb_file(dir))
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);")
+        .unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The child: one shape, one process.
+
+/// A one-line outcome of a call.
+fn outcome(result: Result<CollectedBatches, DialectError>, took: Duration) -> String {
+    match result {
+        Ok(result) => format!(
+            "{} rows, {}, {took:.1?}",
+            result.row_count,
+            match result.truncation {
+                Some(t) => format!("{t:?}"),
+                None => "complete".to_owned(),
+            },
+        ),
+        Err(e) => {
+            // The database's name and the words every ResourceLimit starts with say nothing
+            // here.
+            let text = e.to_string();
+            let text = text
+                .split_once("the query needed more than the ")
+                .map_or(text.as_str(), |(_, rest)| rest);
+            let cut: String = text.chars().take(160).collect();
+            format!("error {} after {took:.1?}: {cut}", e.kind_code())
+        }
+    }
+}
+
+/// Runs shape `index` and prints `rss_before peak rss_after outcome` (KiB, KiB, KiB, text).
+fn child(index: usize, dir: &Path) {
+    let shape = &SHAPES[index];
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let spill = if shape.spill {
+        Spill::under(dir, 4 << 30)
+    } else {
+        Spill::Off
+    };
+    let limits = EngineLimits::new().memory_limit(ENGINE_MEMORY).spill(spill);
+    let (db, dialect): (Arc<dyn Dialect>, SqlDialect) = match shape.engine {
+        Engine::Sqlite => {
+            let db = SqliteDialect::open_with("sqlite", sqlite_file(dir), &limits).unwrap();
+            (Arc::new(db), SqlDialect::Sqlite)
+        }
+        Engine::DuckDb => {
+            let db = DuckDbDialect::open_with("duckdb", duckdb_file(dir), &limits).unwrap();
+            (Arc::new(db), SqlDialect::DuckDb)
+        }
+    };
+    let options = ExecOptions::default()
+        .with_max_bytes(CAP)
+        .with_max_rows(100_000_000)
+        .with_timeout(TIMEOUT);
+    let sql = |text: &str| ReadOnlySql::new_unchecked_allowing_writes(text, dialect);
+    let before = status_kib("VmRSS:");
+    // Resets VmHWM to the current RSS, so the peak is this call's.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let mut earlier = Vec::new();
+    for text in shape.before {
+        let started = Instant::now();
+        let result = rt.block_on(db.query(&sql(text), &options));
+        earlier.push(outcome(result, started.elapsed()));
+        // The result is dropped here, as a host drops a result it has rendered.
+    }
+    let started = Instant::now();
+    let result = rt.block_on(db.query(&sql(shape.sql), &options));
+    let mut line = outcome(result, started.elapsed());
+    let peak = status_kib("VmHWM:");
+    if let Some(text) = shape.after {
+        let started = Instant::now();
+        let result = rt.block_on(db.query(&sql(text), &options));
+        line = format!("{line}; then {}", outcome(result, started.elapsed()));
+    }
+    if !earlier.is_empty() {
+        line = format!(
+            "{} earlier calls ({}); {line}",
+            earlier.len(),
+            earlier.join(" / ")
+        );
+    }
+    // What is still held once the result is gone, the adapter alive; a moment for memory
+    // released in the background.
+    rt.block_on(async { tokio::time::sleep(Duration::from_millis(500)).await });
+    let after = status_kib("VmRSS:");
+    println!("{before} {peak} {after} {line}");
+    drop(db);
+}
+
+/// Runs shape `index` in a child process; the child's line.
+fn run_child(index: usize, dir: &Path) -> Option<(u64, u64, u64, String)> {
+    let output = Command::new(std::env::current_exe().ok()?)
+        .env(CHILD, index.to_string())
+        .env(DIR, dir)
+        .output()
+        .ok()?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let Some(line) = stdout.lines().last() else {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let tail: String = stderr.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
+        return Some((0, 0, 0, format!("child failed ({}): {tail}", output.status)));
+    };
+    let mut parts = line.splitn(4, ' ');
+    let before = parts.next()?.parse().ok()?;
+    let peak = parts.next()?.parse().ok()?;
+    let after = parts.next()?.parse().ok()?;
+    Some((before, peak, after, parts.next().unwrap_or("").to_owned()))
+}
+
+fn print_row(shape: &Shape, measured: Option<(u64, u64, u64, String)>) {
+    let engine = match shape.engine {
+        Engine::Sqlite => "sqlite",
+        Engine::DuckDb => "duckdb",
+    };
+    let label = shape.label;
+    let Some((before, peak, after, outcome)) = measured else {
+        println!("  {engine:<7} {label:<26} (the child printed nothing)");
+        return;
+    };
+    let bound = before + ((2 * CAP as u64 + ENGINE_MEMORY + SLACK as u64) >> 10);
+    let verdict = if peak <= bound { "within" } else { "OVER" };
+    println!(
+        "  {engine:<7} {label:<26} before {:>6.1} MiB  peak {:>7.1} MiB (+{:>7.1})  {verdict:<6} bound {:>6.1}  after {:>6.1} MiB  | {outcome}",
+        mib(before),
+        mib(peak),
+        mib(peak.saturating_sub(before)),
+        mib(bound),
+        mib(after),
+    );
+}
+
+fn main() {
+    if let Ok(index) = std::env::var(CHILD) {
+        let dir = PathBuf::from(std::env::var(DIR).expect(DIR));
+        child(index.parse().expect("shape index"), &dir);
+        return;
+    }
+    let dir =
+        std::env::temp_dir().join(format!("nao-bench-embedded-memory-{}", std::process::id()));
+    create_databases(&dir);
+    println!(
+        "\nPeak RSS of one capped call ({} MiB byte cap, {} s time limit; bound: RSS before + 2 x cap + engine memory limit {} MiB + {} MiB), each shape in its own process, on database files",
+        CAP >> 20,
+        TIMEOUT.as_secs(),
+        ENGINE_MEMORY >> 20,
+        SLACK >> 20
+    );
+    for (index, shape) in SHAPES.iter().enumerate() {
+        print_row(shape, run_child(index, &dir));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
