@@ -16,12 +16,15 @@ const FALLBACK_MEMORY: u64 = 1 << 30;
 /// The default memory limit is this fraction (1/n) of the memory the process may use.
 const DEFAULT_MEMORY_SHARE: u64 = 8;
 
-/// Where an embedded engine may write temporary data when a statement outgrows its memory
-/// (a large sort, join, `DISTINCT` or aggregate).
+/// Where DuckDB may write temporary data when a statement outgrows its memory (a large sort,
+/// join, `DISTINCT` or aggregate). SQLite ignores this: it always writes its temporary data to
+/// unnamed files in the system's temporary directory, without a size cap (see the SQLite
+/// adapter's docs for why keeping it in memory would be worse).
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Spill {
     /// Nowhere: a statement that outgrows the memory limit fails with an out-of-memory error.
+    /// The default.
     Off,
     /// Into a private directory the adapter creates under `parent` (readable by the current
     /// user only, removed when the adapter is dropped; one left by a crashed process is
@@ -61,7 +64,9 @@ pub enum Isolation {
     /// count is not bounded (each adapter's docs say what that is).
     #[default]
     InProcess,
-    /// In worker processes (DuckDB only; SQLite's limits hold in-process and it ignores this):
+    /// In worker processes (DuckDB only; SQLite ignores this: its per-value limits apply in
+    /// the host's process, and the sum of the values one statement holds at once is not
+    /// bounded there, see its docs):
     /// each statement runs in a child process started as `program` with `args`, then the
     /// worker's own arguments. The operating system bounds each worker's memory
     /// (`RLIMIT_DATA` on Unix), and a statement that times out or is cancelled is stopped by

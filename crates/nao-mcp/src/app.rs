@@ -65,8 +65,41 @@ pub async fn open_databases(options: &Options) -> Result<Databases, ServeError> 
         );
         databases.insert(dialect);
     }
+    bound_sqlite_heap(options);
     Ok(databases)
 }
+
+/// Room on SQLite's heap beyond the databases' memory limits: the demo database and the page
+/// caches of catalogue reads.
+#[cfg(feature = "sqlite")]
+const SQLITE_HEAP_HEADROOM: u64 = 256 << 20;
+
+/// This process uses SQLite only through its databases, so SQLite's whole heap can be capped:
+/// each SQLite database's memory limit, plus headroom. This bounds what the per-value limit
+/// does not: a statement holding many large values at once.
+#[cfg(feature = "sqlite")]
+fn bound_sqlite_heap(options: &Options) {
+    let sqlite = options
+        .databases
+        .iter()
+        .filter(|d| d.url.to_ascii_lowercase().starts_with("sqlite:"))
+        .count()
+        + usize::from(options.demo);
+    if sqlite == 0 {
+        return;
+    }
+    let per_database = engine_limits(options).memory_limit_bytes();
+    let cap = per_database
+        .saturating_mul(sqlite as u64)
+        .saturating_add(SQLITE_HEAP_HEADROOM);
+    match nao_dialects::sqlite::limit_process_heap(cap) {
+        Ok(now) => tracing::debug!(bytes = now, "SQLite's heap is capped"),
+        Err(error) => tracing::warn!(%error, "could not cap SQLite's heap"),
+    }
+}
+
+#[cfg(not(feature = "sqlite"))]
+fn bound_sqlite_heap(_options: &Options) {}
 
 /// The generated demo shop (customers, products, orders, reviews…) in an in-memory SQLite,
 /// named `shop`.

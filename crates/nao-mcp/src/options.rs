@@ -44,10 +44,11 @@ EMBEDDED ENGINES (SQLite, DuckDB):
     --memory-limit SIZE      Memory one database's engine may use (e.g. 512MiB, 2GiB; default
                              an eighth of the machine's memory, between 128 MiB and 2 GiB).
     --engine-threads N       Threads one DuckDB statement runs on (default: the cores).
-    --spill-dir DIR          Let big sorts, joins and aggregates spill to a private directory
-                             under DIR (removed on exit) instead of failing at the memory
-                             limit. Default: no spilling, nothing written to disk.
-    --max-spill SIZE         The most data spilled per database (default 2GiB).
+    --spill-dir DIR          DuckDB: let big sorts, joins and aggregates spill to a private
+                             directory under DIR (removed on exit) instead of failing at the
+                             memory limit. Default: no spilling. (SQLite always writes its
+                             temporary data to unnamed files in the system's temp directory.)
+    --max-spill SIZE         DuckDB: the most data spilled per database (default 2GiB).
     --duckdb-in-process      Run DuckDB statements in this process. By default each runs in
                              a worker process (this program again) whose memory the system
                              bounds and which is ended when a statement times out.

@@ -111,7 +111,8 @@ pub(crate) const FIXED: &[FixedLimit] = &[
     FixedLimit {
         limit: Limit::SQLITE_LIMIT_FUNCTION_ARG,
         value: 127,
-        messages: &["too many arguments on"],
+        // Not "too many arguments on pragma_x() - max N", a table-valued function's own arity.
+        messages: &["too many arguments on function"],
         bytes: false,
         what: "arguments per function call",
         advice: "Split the call: nest json_object or concat calls, or build the value from \

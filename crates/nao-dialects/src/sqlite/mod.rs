@@ -41,9 +41,9 @@
 //! 2. `PRAGMA query_only = ON` makes SQLite refuse any write on the connection (this also
 //!    covers the shared-cache in-memory database, whose pages a writer opened);
 //! 3. an authorizer, consulted while each statement is prepared, allows only reads, `SELECT`,
-//!    recursive CTEs, functions (except `load_extension` and file functions) and a few
-//!    schema pragmas (`table_info`, `table_xinfo`, `table_list`, `index_list`, `index_info`,
-//!    `index_xinfo`, `foreign_key_list`, `database_list`, `collation_list`); it denies
+//!    recursive CTEs, functions (except `load_extension` and file functions) and the pragmas
+//!    that only read ([`SqlitePragma`](nao_core::guard::SqlitePragma), the list the guard
+//!    uses too: reporting pragmas with any argument, settings without a value); it denies
 //!    everything else, including `ATTACH`, `DETACH`, transactions, savepoints, `CREATE TEMP`,
 //!    `ANALYZE`, `REINDEX`, `VACUUM`, virtual tables and every writable pragma, so a denied
 //!    statement fails at preparation with a permission error;
@@ -135,12 +135,14 @@
 //!   far, keeping a lower one the host set, and never raising it again (not even when that
 //!   adapter is dropped). It never fails a statement: past it SQLite reuses cache pages
 //!   instead of allocating new ones and sorts write their runs out at about 1 MiB.
-//! - *No hard heap limit*: `sqlite3_hard_heap_limit64` makes every SQLite allocation in the
-//!   process fail once the sum passes it: another database's adapter, the story store, or the
-//!   host's own use of the same SQLite would fail for a statement they did not run, and an
-//!   in-memory database holds its data on that same heap. A host that uses SQLite only
-//!   through nao can set one (`PRAGMA hard_heap_limit = N` on any connection; the pragma can
-//!   only lower it); statements that reach it fail with a `ResourceLimit` error.
+//! - *Hard heap limit, the host's choice*: `sqlite3_hard_heap_limit64` makes every SQLite
+//!   allocation in the process fail once the sum passes it: another database's adapter, the
+//!   story store, or the host's own use of the same SQLite would fail for a statement they
+//!   did not run, and an in-memory database holds its data on that same heap. So the adapter
+//!   does not set one; a host that uses SQLite only through nao calls [`limit_process_heap`]
+//!   (nao-mcp does, with its databases' memory limits plus 256 MiB), and then the values a
+//!   statement holds at once are bounded too: statements that reach it fail with a
+//!   `ResourceLimit` error.
 //! - *Threads*: SQLite runs a statement on the thread that steps it, one of tokio's blocking
 //!   threads; with no sorter helper threads that is one thread, within any thread count.
 //! - *Spill*: SQLite cannot honour [`Spill`](crate::Spill), so it is ignored and every
@@ -226,6 +228,7 @@ mod types;
 
 pub use dialect::{SqliteDialect, open_url};
 pub use load::{create_table, load_batches};
+pub use resources::limit_process_heap;
 
 /// The rusqlite crate this adapter is built on, for the connection handed to
 /// [`SqliteDialect::in_memory`]'s loader.

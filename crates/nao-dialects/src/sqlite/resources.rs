@@ -73,6 +73,43 @@ pub(crate) fn lower_soft_heap_limit(conn: &Connection, bytes: u64) -> rusqlite::
     Ok(())
 }
 
+/// Caps every SQLite allocation in this process at `bytes` in total (SQLite's hard heap
+/// limit), and returns the cap now in force. One setting for the whole process: it only ever
+/// lowers the cap, and it counts every SQLite database of the process, in-memory ones
+/// included, and the host's own use of SQLite. For a host that uses SQLite only through nao
+/// (nao-mcp calls it): a statement that holds many large values at once, which the per-value
+/// limit does not bound, then fails as a [`DialectError::ResourceLimit`] instead of taking the
+/// host's memory.
+///
+/// ```
+/// let cap = nao_dialects::sqlite::limit_process_heap(8 << 30)?;
+/// assert!(cap > 0 && cap <= 8 << 30);
+/// # Ok::<(), nao_dialects::core::DialectError>(())
+/// ```
+///
+/// # Errors
+/// [`DialectError::Engine`] if SQLite cannot be asked.
+///
+/// [`DialectError::ResourceLimit`]: nao_core::DialectError::ResourceLimit
+/// [`DialectError::Engine`]: nao_core::DialectError::Engine
+pub fn limit_process_heap(bytes: u64) -> Result<u64, nao_core::DialectError> {
+    let failed = |e: rusqlite::Error| nao_core::DialectError::Engine {
+        database: "sqlite".to_owned(),
+        message: format!("could not set SQLite's hard heap limit: {e}"),
+        code: None,
+        source: Some(Box::new(e)),
+    };
+    let conn = Connection::open_in_memory().map_err(failed)?;
+    let wanted = i64::try_from(bytes).unwrap_or(i64::MAX).max(1);
+    // The pragma itself only lowers the limit (or sets a first one); it returns the limit.
+    let now: i64 = conn
+        .query_row(&format!("PRAGMA hard_heap_limit = {wanted}"), [], |row| {
+            row.get(0)
+        })
+        .map_err(failed)?;
+    Ok(u64::try_from(now).unwrap_or(0))
+}
+
 /// The process's soft heap limit, in bytes (0: none).
 pub(crate) fn soft_heap_limit(conn: &Connection) -> rusqlite::Result<i64> {
     conn.query_row("PRAGMA soft_heap_limit", [], |row| row.get(0))
