@@ -12,6 +12,11 @@
 //! cap, plus the engine's memory limit, plus a few MB, over the RSS before the call. It prints
 //! numbers and a verdict per shape and checks nothing: peaks depend on the machine.
 //!
+//! SQLite shapes run with SQLite's whole heap capped at the engine memory limit
+//! (`sqlite::limit_process_heap`, as nao-mcp sets it). DuckDB shapes run twice: in-process, and in worker processes (`Isolation::Workers`, this
+//! binary again as the worker). For the latter the child also samples its worker processes
+//! every 5 ms and adds the largest worker peak to its own, and their RSS to its RSS after.
+//!
 //! `cargo bench --bench embedded_memory --features duckdb` (with DUCKDB_LIB_DIR set, see
 //! README).
 #![allow(
@@ -30,7 +35,7 @@ use nao::core::guard::{ReadOnlySql, SqlDialect};
 use nao::core::{CollectedBatches, Dialect, DialectError, DialectExt, ExecOptions};
 use nao::dialects::duckdb::{DuckDbDialect, driver as duckdb};
 use nao::dialects::sqlite::{SqliteDialect, rusqlite};
-use nao::dialects::{EngineLimits, Spill};
+use nao::dialects::{EngineLimits, Isolation, Spill};
 
 /// The byte cap of every shape.
 const CAP: usize = 64 << 20;
@@ -50,6 +55,8 @@ const DIR: &str = "NAO_MEMORY_DIR";
 enum Engine {
     Sqlite,
     DuckDb,
+    /// DuckDB in one worker process.
+    DuckDbWorkers,
 }
 
 /// One shape: its engine, its label, the statements run before it in the same session, its
@@ -62,6 +69,8 @@ struct Shape {
     sql: &'static str,
     after: Option<&'static str>,
     spill: bool,
+    /// The time limit of each call.
+    timeout: Duration,
 }
 
 const fn shape(engine: Engine, label: &'static str, sql: &'static str) -> Shape {
@@ -72,12 +81,65 @@ const fn shape(engine: Engine, label: &'static str, sql: &'static str) -> Shape 
         sql,
         after: None,
         spill: false,
+        timeout: TIMEOUT,
     }
+}
+
+/// A cross join DuckDB needs minutes for, with little memory: only a time limit stops it.
+const DUCKDB_SLOW: &str =
+    "SELECT count(*) AS n FROM range(100000000) a, range(1000) b WHERE a.range + b.range = -1";
+
+/// The DuckDB shapes, for `engine` (in-process or in workers).
+macro_rules! duckdb_shapes {
+    ($engine:expr) => {
+        [
+            shape($engine, "2000 rows of 1 MB", DUCKDB_WIDE_ROWS),
+            shape(
+                $engine,
+                "range(100000000) list",
+                "SELECT range(100000000) AS l",
+            ),
+            shape(
+                $engine,
+                "list_resize 200M",
+                "SELECT list_resize([1], 200000000) AS l",
+            ),
+            shape(
+                $engine,
+                "repeat('x', 1e9)",
+                "SELECT repeat('x', 1000000000) AS s",
+            ),
+            Shape {
+                before: &[DUCKDB_WIDE_ROWS, DUCKDB_WIDE_ROWS, DUCKDB_WIDE_ROWS],
+                after: Some("SELECT 1 AS one"),
+                ..shape($engine, "4 x 2000 rows of 1 MB", DUCKDB_WIDE_ROWS)
+            },
+            Shape {
+                before: &[DUCKDB_SLOW, DUCKDB_SLOW, DUCKDB_SLOW],
+                after: Some("SELECT 1 AS one"),
+                timeout: Duration::from_secs(2),
+                ..shape($engine, "4 x timed out, then SELECT 1", DUCKDB_SLOW)
+            },
+            shape(
+                $engine,
+                "DISTINCT 200M range",
+                "SELECT count(*) AS n FROM (SELECT DISTINCT i FROM range(200000000) t(i))",
+            ),
+            Shape {
+                spill: true,
+                ..shape(
+                    $engine,
+                    "DISTINCT 200M range, spill",
+                    "SELECT count(*) AS n FROM (SELECT DISTINCT i FROM range(200000000) t(i))",
+                )
+            },
+        ]
+    };
 }
 
 const DUCKDB_WIDE_ROWS: &str = "SELECT repeat('x', 1000000) AS s FROM range(2000)";
 
-const SHAPES: &[Shape] = &[
+const SQLITE_SHAPES: &[Shape] = &[
     shape(
         Engine::Sqlite,
         "zeroblob(999999999)",
@@ -153,40 +215,27 @@ const SHAPES: &[Shape] = &[
         "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 5000) \
          SELECT count(*) AS n FROM (SELECT DISTINCT randomblob(100000) FROM g)",
     ),
-    shape(Engine::DuckDb, "2000 rows of 1 MB", DUCKDB_WIDE_ROWS),
-    shape(
-        Engine::DuckDb,
-        "range(100000000) list",
-        "SELECT range(100000000) AS l",
-    ),
-    shape(
-        Engine::DuckDb,
-        "list_resize 200M",
-        "SELECT list_resize([1], 200000000) AS l",
-    ),
-    Shape {
-        before: &[DUCKDB_WIDE_ROWS, DUCKDB_WIDE_ROWS, DUCKDB_WIDE_ROWS],
-        after: Some("SELECT 1 AS one"),
-        ..shape(Engine::DuckDb, "4 x 2000 rows of 1 MB", DUCKDB_WIDE_ROWS)
-    },
-    shape(
-        Engine::DuckDb,
-        "DISTINCT 200M range",
-        "SELECT count(*) AS n FROM (SELECT DISTINCT i FROM range(200000000) t(i))",
-    ),
-    Shape {
-        spill: true,
-        ..shape(
-            Engine::DuckDb,
-            "DISTINCT 200M range, spill",
-            "SELECT count(*) AS n FROM (SELECT DISTINCT i FROM range(200000000) t(i))",
-        )
-    },
 ];
+
+const DUCKDB_SHAPES: [Shape; 8] = duckdb_shapes!(Engine::DuckDb);
+const WORKER_SHAPES: [Shape; 8] = duckdb_shapes!(Engine::DuckDbWorkers);
+
+/// Every shape, by the index a child is given.
+fn shapes() -> impl Iterator<Item = &'static Shape> {
+    SQLITE_SHAPES
+        .iter()
+        .chain(DUCKDB_SHAPES.iter())
+        .chain(WORKER_SHAPES.iter())
+}
 
 /// A line of `/proc/self/status`, in KiB.
 fn status_kib(key: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status_kib_of("/proc/self/status", key)
+}
+
+/// A line of a process's status file, in KiB (0 once the process is gone).
+fn status_kib_of(path: &str, key: &str) -> u64 {
+    let status = std::fs::read_to_string(path).unwrap_or_default();
     status
         .lines()
         .find_map(|line| line.strip_prefix(key))
@@ -249,7 +298,7 @@ fn outcome(result: Result<CollectedBatches, DialectError>, took: Duration) -> St
 
 /// Runs shape `index` and prints `rss_before peak rss_after outcome` (KiB, KiB, KiB, text).
 fn child(index: usize, dir: &Path) {
-    let shape = &SHAPES[index];
+    let shape = shapes().nth(index).expect("shape index");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -261,12 +310,21 @@ fn child(index: usize, dir: &Path) {
         Spill::Off
     };
     let limits = EngineLimits::new().memory_limit(ENGINE_MEMORY).spill(spill);
+    let limits = match shape.engine {
+        Engine::DuckDbWorkers => {
+            limits.isolation(Isolation::workers(std::env::current_exe().unwrap(), 1))
+        }
+        _ => limits,
+    };
     let (db, dialect): (Arc<dyn Dialect>, SqlDialect) = match shape.engine {
         Engine::Sqlite => {
+            // As nao-mcp does (there with room for its in-memory demo database): this process
+            // uses SQLite only through the adapter, so SQLite's whole heap gets its limit.
+            nao::dialects::sqlite::limit_process_heap(ENGINE_MEMORY).unwrap();
             let db = SqliteDialect::open_with("sqlite", sqlite_file(dir), &limits).unwrap();
             (Arc::new(db), SqlDialect::Sqlite)
         }
-        Engine::DuckDb => {
+        Engine::DuckDb | Engine::DuckDbWorkers => {
             let db = DuckDbDialect::open_with("duckdb", duckdb_file(dir), &limits).unwrap();
             (Arc::new(db), SqlDialect::DuckDb)
         }
@@ -274,7 +332,8 @@ fn child(index: usize, dir: &Path) {
     let options = ExecOptions::default()
         .with_max_bytes(CAP)
         .with_max_rows(100_000_000)
-        .with_timeout(TIMEOUT);
+        .with_timeout(shape.timeout);
+    let workers = WorkerSampler::start();
     let sql = |text: &str| ReadOnlySql::new_unchecked_allowing_writes(text, dialect);
     let before = status_kib("VmRSS:");
     // Resets VmHWM to the current RSS, so the peak is this call's.
@@ -289,7 +348,7 @@ fn child(index: usize, dir: &Path) {
     let started = Instant::now();
     let result = rt.block_on(db.query(&sql(shape.sql), &options));
     let mut line = outcome(result, started.elapsed());
-    let peak = status_kib("VmHWM:");
+    let peak = status_kib("VmHWM:") + workers.peak();
     if let Some(text) = shape.after {
         let started = Instant::now();
         let result = rt.block_on(db.query(&sql(text), &options));
@@ -305,9 +364,57 @@ fn child(index: usize, dir: &Path) {
     // What is still held once the result is gone, the adapter alive; a moment for memory
     // released in the background.
     rt.block_on(async { tokio::time::sleep(Duration::from_millis(500)).await });
-    let after = status_kib("VmRSS:");
+    let after = status_kib("VmRSS:") + workers.rss_now();
     println!("{before} {peak} {after} {line}");
     drop(db);
+}
+
+/// Watches this process's worker processes: the largest peak RSS any of them reached, and
+/// their RSS now.
+struct WorkerSampler {
+    peak: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl WorkerSampler {
+    fn start() -> Self {
+        let peak = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let seen = Arc::clone(&peak);
+        std::thread::spawn(move || {
+            loop {
+                for pid in worker_pids() {
+                    let hwm = status_kib_of(&format!("/proc/{pid}/status"), "VmHWM:");
+                    seen.fetch_max(hwm, std::sync::atomic::Ordering::Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        });
+        WorkerSampler { peak }
+    }
+
+    fn peak(&self) -> u64 {
+        self.peak.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn rss_now(&self) -> u64 {
+        worker_pids()
+            .map(|pid| status_kib_of(&format!("/proc/{pid}/status"), "VmRSS:"))
+            .sum()
+    }
+}
+
+/// The processes whose parent is this one.
+fn worker_pids() -> impl Iterator<Item = u32> {
+    let me = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(move |entry| {
+            let entry = entry.ok()?;
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?;
+            (ppid == me).then_some(pid)
+        })
 }
 
 /// Runs shape `index` in a child process; the child's line.
@@ -334,6 +441,7 @@ fn print_row(shape: &Shape, measured: Option<(u64, u64, u64, String)>) {
     let engine = match shape.engine {
         Engine::Sqlite => "sqlite",
         Engine::DuckDb => "duckdb",
+        Engine::DuckDbWorkers => "workers",
     };
     let label = shape.label;
     let Some((before, peak, after, outcome)) = measured else {
@@ -353,6 +461,10 @@ fn print_row(shape: &Shape, measured: Option<(u64, u64, u64, String)>) {
 }
 
 fn main() {
+    // The worker processes of the `workers` shapes are this binary again.
+    if let Some(code) = nao::dialects::duckdb::run_if_worker() {
+        std::process::exit(code);
+    }
     if let Ok(index) = std::env::var(CHILD) {
         let dir = PathBuf::from(std::env::var(DIR).expect(DIR));
         child(index.parse().expect("shape index"), &dir);
@@ -368,7 +480,7 @@ fn main() {
         ENGINE_MEMORY >> 20,
         SLACK >> 20
     );
-    for (index, shape) in SHAPES.iter().enumerate() {
+    for (index, shape) in shapes().enumerate() {
         print_row(shape, run_child(index, &dir));
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -100,13 +100,13 @@ fn classify(
         };
     }
     if kind == "Out of Memory Error" {
-        // DuckDB says "failed to allocate …" for memory and "failed to offload …" or names
-        // max_temp_directory_size when the spill directory is full or off.
-        let spill = lower.contains("offload")
-            || lower.contains("temp")
-            || lower.contains("temporary directory");
+        // Only a failed write to the spill directory is about spill space. DuckDB's other
+        // lines ("no temporary directory is specified. Unused blocks cannot be offloaded",
+        // the advice to SET temp_directory) come with every out-of-memory error.
+        let spill =
+            lower.contains("failed to offload") || lower.contains("max_temp_directory_size");
         let limit = if spill {
-            "spill space (the memory limit was reached and spilling to disk is off or full)"
+            "spill space (the memory limit was reached and the spill directory is full)"
         } else {
             "memory limit"
         };
@@ -237,6 +237,20 @@ mod tests {
         assert!(text.contains("memory limit"), "{text}");
         assert!(text.contains("244.1 MiB"), "{text}");
         assert!(!text.contains("SET threads"), "{text}");
+        let advice = classify(
+            "db",
+            "Out of Memory Error: failed to allocate data of size 1.0 GiB (56.0 KiB/244.1 MiB \
+             used)\nDatabase is launched in in-memory mode and no temporary directory is \
+             specified.\nUnused blocks cannot be offloaded to disk.\n\nPossible solutions:\n\
+             * Setting a temp_directory (SET temp_directory='...')"
+                .into(),
+            None,
+            None,
+        );
+        assert!(
+            advice.to_string().contains("the memory limit allowed"),
+            "{advice}"
+        );
         let spill = classify(
             "db",
             "Out of Memory Error: failed to offload data block of size 256.0 KiB".into(),
