@@ -191,3 +191,22 @@ async fn a_missing_worker_program_is_a_clear_error() {
         "{error}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_that_cannot_open_the_database_says_so_each_time() {
+    let dir = TestDir::new("gone");
+    let path = database(&dir, 10);
+    let db = DuckDbDialect::open_with("db", &path, &in_workers(256 << 20, 1)).unwrap();
+    // The adapter has the file open; a new worker will not find it.
+    std::fs::remove_file(&path).unwrap();
+    for _ in 0..2 {
+        let error = run(&db, "SELECT count(*) FROM t", ExecOptions::default())
+            .await
+            .expect_err("no database file for the worker");
+        assert_eq!(error.kind_code(), "connection", "{error}");
+        assert!(
+            !error.to_string().contains(dir.0.to_str().unwrap()),
+            "{error}"
+        );
+    }
+}

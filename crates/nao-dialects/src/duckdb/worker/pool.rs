@@ -296,9 +296,9 @@ impl Inner {
         let outcome = self.converse(&mut worker, request, &mut schema_tx, batch_tx);
         match outcome {
             Ok(Ending::Done) => self.keep(worker, stop),
-            // A worker that ran out of memory may keep some of it cached: the next statement
-            // gets a fresh one.
-            Ok(Ending::Failed(error)) if error.kind_code() == "resource_limit" => {
+            // A worker that could not open the database has ended; one that ran out of memory
+            // may keep some of it cached: the next statement gets a fresh one.
+            Ok(Ending::Failed(error)) if !worker.ready || error.kind_code() == "resource_limit" => {
                 worker.end();
                 report(&mut schema_tx, error);
             }
