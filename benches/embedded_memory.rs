@@ -36,6 +36,9 @@ use nao::core::{CollectedBatches, Dialect, DialectError, DialectExt, ExecOptions
 use nao::dialects::duckdb::{DuckDbDialect, driver as duckdb};
 use nao::dialects::sqlite::{SqliteDialect, rusqlite};
 use nao::dialects::{EngineLimits, Isolation, Spill};
+use support::rss::{self, Measured, mib, status_kib, status_kib_of};
+
+mod support;
 
 /// The byte cap of every shape.
 const CAP: usize = 64 << 20;
@@ -228,25 +231,6 @@ fn shapes() -> impl Iterator<Item = &'static Shape> {
         .chain(WORKER_SHAPES.iter())
 }
 
-/// A line of `/proc/self/status`, in KiB.
-fn status_kib(key: &str) -> u64 {
-    status_kib_of("/proc/self/status", key)
-}
-
-/// A line of a process's status file, in KiB (0 once the process is gone).
-fn status_kib_of(path: &str, key: &str) -> u64 {
-    let status = std::fs::read_to_string(path).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(key))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
-
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
-}
-
 fn sqlite_file(dir: &Path) -> PathBuf {
     dir.join("shapes.sqlite")
 }
@@ -290,7 +274,12 @@ fn outcome(result: Result<CollectedBatches, DialectError>, took: Duration) -> St
             let text = text
                 .split_once("the query needed more than the ")
                 .map_or(text.as_str(), |(_, rest)| rest);
-            let cut: String = text.chars().take(160).collect();
+            // One line: the parent reads the child's last line.
+            let cut: String = text
+                .chars()
+                .map(|c| if c == '\n' { ' ' } else { c })
+                .take(160)
+                .collect();
             format!("error {} after {took:.1?}: {cut}", e.kind_code())
         }
     }
@@ -337,7 +326,7 @@ fn child(index: usize, dir: &Path) {
     let sql = |text: &str| ReadOnlySql::new_unchecked_allowing_writes(text, dialect);
     let before = status_kib("VmRSS:");
     // Resets VmHWM to the current RSS, so the peak is this call's.
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    rss::reset_peak();
     let mut earlier = Vec::new();
     for text in shape.before {
         let started = Instant::now();
@@ -418,26 +407,15 @@ fn worker_pids() -> impl Iterator<Item = u32> {
 }
 
 /// Runs shape `index` in a child process; the child's line.
-fn run_child(index: usize, dir: &Path) -> Option<(u64, u64, u64, String)> {
-    let output = Command::new(std::env::current_exe().ok()?)
-        .env(CHILD, index.to_string())
-        .env(DIR, dir)
-        .output()
-        .ok()?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let Some(line) = stdout.lines().last() else {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let tail: String = stderr.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
-        return Some((0, 0, 0, format!("child failed ({}): {tail}", output.status)));
-    };
-    let mut parts = line.splitn(4, ' ');
-    let before = parts.next()?.parse().ok()?;
-    let peak = parts.next()?.parse().ok()?;
-    let after = parts.next()?.parse().ok()?;
-    Some((before, peak, after, parts.next().unwrap_or("").to_owned()))
+fn run_child(index: usize, dir: &Path) -> Option<Measured> {
+    rss::run_child(
+        Command::new(std::env::current_exe().ok()?)
+            .env(CHILD, index.to_string())
+            .env(DIR, dir),
+    )
 }
 
-fn print_row(shape: &Shape, measured: Option<(u64, u64, u64, String)>) {
+fn print_row(shape: &Shape, measured: Option<Measured>) {
     let engine = match shape.engine {
         Engine::Sqlite => "sqlite",
         Engine::DuckDb => "duckdb",

@@ -32,6 +32,9 @@ use nao::core::guard::{ReadOnlySql, SqlDialect};
 use nao::core::{Dialect, DialectExt, ExecOptions};
 use nao::dialects::mysql::{MySqlDialect, driver as mysql};
 use nao::dialects::postgres::{PostgresDialect, driver as pg};
+use support::rss::{self, Measured, mib, status_kib};
+
+mod support;
 
 /// The byte cap of every shape.
 const CAP: usize = 64 << 20;
@@ -87,20 +90,6 @@ const SHAPES: &[Shape] = &[
     },
 ];
 
-/// A line of `/proc/self/status`, in KiB.
-fn status_kib(key: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(key))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
-
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
-}
-
 // ---------------------------------------------------------------------------------------------
 // The child: one shape, one process.
 
@@ -141,7 +130,7 @@ fn child(spec: &str) {
         .with_timeout(Duration::from_secs(120));
     let before = status_kib("VmRSS:");
     // Resets VmHWM to the current RSS, so the peak is this call's.
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    rss::reset_peak();
     let started = Instant::now();
     let outcome = match rt.block_on(db.query(&sql, &options)) {
         Ok(result) => format!(
@@ -169,30 +158,19 @@ fn child(spec: &str) {
 }
 
 /// Runs shape `index` on `engine` in a child process; the child's line.
-fn run_child(engine: Engine, index: usize, url: &str) -> Option<(u64, u64, u64, String)> {
+fn run_child(engine: Engine, index: usize, url: &str) -> Option<Measured> {
     let name = match engine {
         Engine::Postgres => "postgres",
         Engine::MySql => "mysql",
     };
-    let output = Command::new(std::env::current_exe().ok()?)
-        .env(CHILD, format!("{name}:{index}"))
-        .env("NAO_MEMORY_URL", url)
-        .output()
-        .ok()?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let Some(line) = stdout.lines().last() else {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let tail: String = stderr.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
-        return Some((0, 0, 0, format!("child failed ({}): {tail}", output.status)));
-    };
-    let mut parts = line.splitn(4, ' ');
-    let before = parts.next()?.parse().ok()?;
-    let peak = parts.next()?.parse().ok()?;
-    let after = parts.next()?.parse().ok()?;
-    Some((before, peak, after, parts.next().unwrap_or("").to_owned()))
+    rss::run_child(
+        Command::new(std::env::current_exe().ok()?)
+            .env(CHILD, format!("{name}:{index}"))
+            .env("NAO_MEMORY_URL", url),
+    )
 }
 
-fn print_row(engine: &str, label: &str, measured: Option<(u64, u64, u64, String)>) {
+fn print_row(engine: &str, label: &str, measured: Option<Measured>) {
     let Some((before, peak, after, outcome)) = measured else {
         println!("  {engine:<8} {label:<22} (the child printed nothing)");
         return;

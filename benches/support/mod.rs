@@ -2,6 +2,9 @@
 
 use std::time::{Duration, Instant};
 
+#[allow(dead_code)] // Only the memory benches use it.
+pub(crate) mod rss;
+
 /// The median of the samples.
 pub(crate) fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();

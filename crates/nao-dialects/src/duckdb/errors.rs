@@ -113,7 +113,7 @@ fn classify(
         return DialectError::ResourceLimit {
             database,
             limit: limit.to_owned(),
-            message: first_paragraph(&message).to_owned(),
+            message: first_line(&message).to_owned(),
             code,
         };
     }
@@ -155,11 +155,12 @@ fn classify(
     }
 }
 
-/// The message up to its first blank line: DuckDB follows an out-of-memory error with
+/// The first line of a message: DuckDB follows an out-of-memory error with lines about its
+/// temporary directory ("launched in in-memory mode", which a sealed database is not) and
 /// "Possible solutions" that are the host's to apply (`SET memory_limit`, `SET threads`), not
 /// the model's, which cannot change settings.
-fn first_paragraph(message: &str) -> &str {
-    message.split("\n\n").next().unwrap_or(message).trim_end()
+fn first_line(message: &str) -> &str {
+    message.lines().next().unwrap_or(message).trim_end()
 }
 
 /// The `"<Type> Error"` prefix of a DuckDB message, if it has one.
