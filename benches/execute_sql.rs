@@ -2,6 +2,10 @@
 //! the same query and the same database file, and a capped scan of 10 million rows against
 //! fetching them all — times side by side in one run, peak memory from child processes.
 //!
+//! It also compares DuckDB in-process with DuckDB in worker processes (`Isolation::Workers`,
+//! this binary again as the worker) on a point query and on the aggregate: the per-call cost
+//! of the process boundary.
+//!
 //! `cargo bench --bench execute_sql --features duckdb` (with DUCKDB_LIB_DIR set, see README).
 //! Memory: each scenario runs once in a fresh child process (this binary, re-executed with
 //! NAO_BENCH_SCENARIO set) that reports its peak resident set size (VmHWM in /proc/self/status)
@@ -20,12 +24,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use support::side_by_side;
+use support::{interleaved, side_by_side};
 
 use nao::core::arrow::array::RecordBatch;
 use nao::core::{Databases, Settings, ToolCall, ToolContext, ToolRegistry, tools};
 use nao::dialects::demo::{DemoScale, generate};
 use nao::dialects::duckdb::{DuckDbDialect, driver as duckdb, load_batches};
+use nao::dialects::{EngineLimits, Isolation};
 use serde_json::json;
 
 const AGGREGATE: &str = "SELECT p.category, date_trunc('month', o.ordered_at) AS month, \
@@ -67,7 +72,18 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 fn context(path: &Path, max_rows: u64) -> ToolContext {
-    let dialect = DuckDbDialect::open("shop", path).unwrap();
+    context_with(path, max_rows, &EngineLimits::default())
+}
+
+/// The context with DuckDB in two worker processes (this binary again).
+fn context_in_workers(path: &Path, max_rows: u64) -> ToolContext {
+    let program = std::env::current_exe().unwrap();
+    let limits = EngineLimits::default().isolation(Isolation::workers(program, 2));
+    context_with(path, max_rows, &limits)
+}
+
+fn context_with(path: &Path, max_rows: u64, limits: &EngineLimits) -> ToolContext {
+    let dialect = DuckDbDialect::open_with("shop", path, limits).unwrap();
     let settings = Settings::default()
         .with_max_rows(max_rows)
         .with_timeout(Duration::from_secs(600));
@@ -137,7 +153,13 @@ fn child(name: &str, path: &Path) -> String {
     String::from_utf8_lossy(&output.stdout).trim().to_owned()
 }
 
+const POINT: &str = "SELECT count(*) AS n FROM products";
+
 fn main() {
+    // The worker processes of the in-workers context are this binary again.
+    if let Some(code) = nao::dialects::duckdb::run_if_worker() {
+        std::process::exit(code);
+    }
     if let (Ok(name), Ok(db)) = (
         std::env::var("NAO_BENCH_SCENARIO"),
         std::env::var("NAO_BENCH_DB"),
@@ -167,6 +189,44 @@ fn main() {
     println!(
         "  aggregate over the demo shop: execute_sql {ours:>10.2?}   raw duckdb query_arrow {theirs:>10.2?}   ratio {:.3}x",
         ours.as_secs_f64() / theirs.as_secs_f64()
+    );
+
+    let workers_ctx = context_in_workers(&path, 10_000);
+    // The first call starts a worker; time the calls after it.
+    rt.block_on(tool(&registry, &workers_ctx, POINT));
+    let point = interleaved(
+        30,
+        &mut [
+            &mut || {
+                black_box(rt.block_on(tool(&registry, &ctx, POINT)));
+            },
+            &mut || {
+                black_box(rt.block_on(tool(&registry, &workers_ctx, POINT)));
+            },
+            &mut || {
+                black_box(raw_collect(&raw, POINT));
+            },
+        ],
+    );
+    println!(
+        "  point query: execute_sql in-process {:>10.2?}   in workers {:>10.2?} ({:.2}x)   raw duckdb {:>10.2?}",
+        point[0],
+        point[1],
+        point[1].as_secs_f64() / point[0].as_secs_f64(),
+        point[2]
+    );
+    let (local, workers) = side_by_side(
+        15,
+        || {
+            black_box(rt.block_on(tool(&registry, &ctx, AGGREGATE)));
+        },
+        || {
+            black_box(rt.block_on(tool(&registry, &workers_ctx, AGGREGATE)));
+        },
+    );
+    println!(
+        "  aggregate: execute_sql in-process {local:>10.2?}   in workers {workers:>10.2?}   ratio {:.3}x",
+        workers.as_secs_f64() / local.as_secs_f64()
     );
 
     let capped_ctx = context(&path, CAP);
