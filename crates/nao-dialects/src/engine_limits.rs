@@ -65,8 +65,8 @@ pub enum Isolation {
     #[default]
     InProcess,
     /// In worker processes (DuckDB only; SQLite ignores this: its per-value limits apply in
-    /// the host's process, and the sum of the values one statement holds at once is not
-    /// bounded there, see its docs):
+    /// the host's process, and the sum of the values one statement holds at once is bounded
+    /// only when the host caps SQLite's heap with `sqlite::limit_process_heap`, see its docs):
     /// each statement runs in a child process started as `program` with `args`, then the
     /// worker's own arguments. The operating system bounds each worker's memory
     /// (`RLIMIT_DATA` on Unix), and a statement that times out or is cancelled is stopped by
