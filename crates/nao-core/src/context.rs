@@ -10,6 +10,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::NameList;
+use crate::governed::GovernedDialect;
 use crate::story::{MemoryStoryStore, StoryStore};
 use crate::{
     AuditSink, Dialect, ExecOptions, NoAudit, QueryId, QueryResult, ResultStore, ToolError,
@@ -47,6 +48,22 @@ impl Databases {
     /// Every database, sorted by name.
     pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Dialect>> {
         self.by_name.values()
+    }
+
+    /// Every database wrapped in a [`GovernedDialect`] applying `policy`.
+    pub fn governed_by(&self, policy: &Arc<Policy>) -> Databases {
+        let by_name = self
+            .by_name
+            .iter()
+            .map(|(name, dialect)| {
+                let governed: Arc<dyn Dialect> = Arc::new(GovernedDialect::new(
+                    Arc::clone(dialect),
+                    Arc::clone(policy),
+                ));
+                (name.clone(), governed)
+            })
+            .collect();
+        Databases { by_name }
     }
 
     /// Picks the database a call names. With exactly one configured, `None` picks it; with
@@ -184,8 +201,15 @@ impl Artifact {
 }
 
 /// The state every tool call of a conversation shares.
+///
+/// Its databases are handed out only through the settings' policy
+/// ([`GovernedDialect`]): catalogues, descriptions, samples and statements, whichever tool,
+/// prompt or resource asks.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
+    /// The databases as the host gave them.
+    raw_databases: Databases,
+    /// The same, seen through the settings' policy; the only ones handed out.
     databases: Databases,
     results: Arc<ResultStore>,
     settings: Arc<Settings>,
@@ -198,10 +222,12 @@ pub struct ToolContext {
 impl ToolContext {
     /// A context over `databases` with default settings, a default result store and no audit.
     pub fn new(databases: Databases) -> Self {
+        let settings = Settings::default();
         ToolContext {
-            databases,
+            databases: databases.governed_by(&Arc::new(settings.policy.clone())),
+            raw_databases: databases,
             results: Arc::new(ResultStore::default()),
-            settings: Arc::new(Settings::default()),
+            settings: Arc::new(settings),
             artifacts: Arc::default(),
             audit: Arc::new(NoAudit),
             cancel: CancellationToken::new(),
@@ -212,6 +238,9 @@ impl ToolContext {
     /// Uses these settings.
     #[must_use]
     pub fn with_settings(mut self, settings: Settings) -> Self {
+        self.databases = self
+            .raw_databases
+            .governed_by(&Arc::new(settings.policy.clone()));
         self.settings = Arc::new(settings);
         self
     }
@@ -249,7 +278,7 @@ impl ToolContext {
         &self.stories
     }
 
-    /// The databases.
+    /// The databases, each seen through the settings' policy.
     pub fn databases(&self) -> &Databases {
         &self.databases
     }

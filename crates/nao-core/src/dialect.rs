@@ -63,7 +63,10 @@ pub trait DialectExt: Dialect {
         collect_capped(stream, &options, self.name(), started).await
     }
 
-    /// The first `rows` rows of a table (`SELECT * FROM table LIMIT rows` in the engine's syntax).
+    /// The first `rows` rows of a table: its columns as [`describe_table`](Dialect::describe_table)
+    /// lists them, by name (`SELECT "a", "b" FROM table LIMIT rows` in the engine's syntax), so
+    /// a dialect that hides columns (a [`GovernedDialect`](crate::GovernedDialect)) samples
+    /// only the ones it shows.
     async fn sample_rows(
         &self,
         table: &TableRef,
@@ -71,14 +74,25 @@ pub trait DialectExt: Dialect {
         options: &ExecOptions,
     ) -> Result<CollectedBatches, DialectError> {
         let dialect = self.sql_dialect();
+        let described = self.describe_table(table).await?;
+        if described.columns.is_empty() {
+            return Err(DialectError::Unsupported {
+                database: self.name().to_owned(),
+                what: format!("no column of {table} can be read, so there is nothing to sample"),
+            });
+        }
+        let columns = described
+            .columns
+            .iter()
+            .map(|c| quote_ident(&c.name, dialect))
+            .collect::<Vec<_>>()
+            .join(", ");
         let name = quote_table(table, dialect);
         let policy = Policy::default().with_row_cap(rows);
-        let sql =
-            nao_guard::check(&format!("SELECT * FROM {name}"), dialect, &policy).map_err(|e| {
-                DialectError::Unsupported {
-                    database: self.name().to_owned(),
-                    what: e.to_string(),
-                }
+        let sql = nao_guard::check(&format!("SELECT {columns} FROM {name}"), dialect, &policy)
+            .map_err(|e| DialectError::Unsupported {
+                database: self.name().to_owned(),
+                what: e.to_string(),
             })?;
         self.query(&sql, &options.clone().with_max_rows(rows)).await
     }
@@ -88,25 +102,32 @@ impl<T: Dialect + ?Sized> DialectExt for T {}
 
 /// Quotes a table reference for `dialect`, doubling embedded quote characters.
 pub fn quote_table(table: &TableRef, dialect: SqlDialect) -> String {
-    let quote = |ident: &str| {
-        let (open, close) = match dialect {
-            SqlDialect::MySql
-            | SqlDialect::MariaDb
-            | SqlDialect::BigQuery
-            | SqlDialect::Databricks
-            | SqlDialect::Spark
-            | SqlDialect::Hive
-            | SqlDialect::ClickHouse => ('`', '`'),
-            SqlDialect::MsSql => ('[', ']'),
-            _ => ('"', '"'),
-        };
-        let escaped = ident.replace(close, &format!("{close}{close}"));
-        format!("{open}{escaped}{close}")
-    };
     match &table.schema {
-        Some(schema) => format!("{}.{}", quote(schema), quote(&table.name)),
-        None => quote(&table.name),
+        Some(schema) => format!(
+            "{}.{}",
+            quote_ident(schema, dialect),
+            quote_ident(&table.name, dialect)
+        ),
+        None => quote_ident(&table.name, dialect),
     }
+}
+
+/// Quotes one identifier (a column, table or schema name) for `dialect`, doubling embedded
+/// quote characters.
+pub fn quote_ident(ident: &str, dialect: SqlDialect) -> String {
+    let (open, close) = match dialect {
+        SqlDialect::MySql
+        | SqlDialect::MariaDb
+        | SqlDialect::BigQuery
+        | SqlDialect::Databricks
+        | SqlDialect::Spark
+        | SqlDialect::Hive
+        | SqlDialect::ClickHouse => ('`', '`'),
+        SqlDialect::MsSql => ('[', ']'),
+        _ => ('"', '"'),
+    };
+    let escaped = ident.replace(close, &format!("{close}{close}"));
+    format!("{open}{escaped}{close}")
 }
 
 #[cfg(test)]

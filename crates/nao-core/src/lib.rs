@@ -82,6 +82,7 @@ mod context;
 mod dialect;
 mod error;
 mod exec;
+mod governed;
 pub mod provider;
 mod query_result;
 mod registry;
@@ -109,12 +110,13 @@ pub use catalog::{ColumnInfo, TableFilter, TableInfo, TableKind, TableRef, Table
 pub use chart::{AxisType, ChartSpec, ChartSpecError, ChartType};
 pub use collect::{CollectedBatches, collect_capped};
 pub use context::{Artifact, Databases, Settings, ToolContext};
-pub use dialect::{Dialect, DialectExt, quote_table};
+pub use dialect::{Dialect, DialectExt, quote_ident, quote_table};
 pub use error::{BoxError, DialectError, ToolError};
 pub use exec::{
     BatchStream, DEFAULT_BATCH_SIZE, DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT,
     ExecOptions,
 };
+pub use governed::GovernedDialect;
 pub use provider::{
     Completion, CompletionRequest, CompletionStream, FinishReason, Message, ModelProvider,
     ProviderError, StreamEvent, ToolChoice, Usage,

@@ -291,6 +291,23 @@ impl Policy {
             && self.sensitive_relation(table).is_none()
     }
 
+    /// Whether the policy lets the column `column` of `table` be read: not denied by the
+    /// host's column patterns nor by the built-in sensitive columns. The same rule the guard
+    /// applies to statements, for catalogues and descriptions.
+    ///
+    /// ```
+    /// use nao_guard::{Policy, TableName};
+    ///
+    /// let policy = Policy::default().deny_column("customers.ssn");
+    /// let customers = TableName::new(["customers"]);
+    /// assert!(!policy.column_allowed(&customers, "SSN"));
+    /// assert!(policy.column_allowed(&customers, "name"));
+    /// assert!(policy.column_allowed(&TableName::new(["orders"]), "ssn"));
+    /// ```
+    pub fn column_allowed(&self, table: &TableName, column: &str) -> bool {
+        self.denies_column(column, &[table]).is_none()
+    }
+
     /// Why columns of `table` may be denied: the host's own patterns first, else the first
     /// built-in sensitive column of that table.
     pub(crate) fn hides_columns_of(&self, table: &TableName) -> Option<ColumnDenial> {
