@@ -169,6 +169,9 @@ pub fn settings(options: &Options) -> Settings {
     for pattern in &options.deny_tables {
         policy = policy.deny_table(pattern.as_str());
     }
+    for pattern in &options.deny_columns {
+        policy = policy.deny_column(pattern.as_str());
+    }
     let mut settings = Settings::default().with_policy(policy);
     if let Some(rows) = options.max_rows {
         settings = settings.with_max_rows(rows);

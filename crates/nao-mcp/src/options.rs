@@ -38,6 +38,9 @@ LIMITS:
     --timeout SECONDS        Time limit of one statement (default 30).
     --allow-table PATTERN    Only these tables may be read (repeatable; `sales.*`, `orders`).
     --deny-table PATTERN     These tables may not be read (repeatable).
+    --deny-column PATTERN    These columns may not be read or shown (repeatable;
+                             `customers.email`, `*.ssn`): left out of descriptions, samples,
+                             resources and the schema, and refused in queries.
     --max-request-bytes N    Largest JSON-RPC message accepted (default 4194304).
 
 EMBEDDED ENGINES (SQLite, DuckDB):
@@ -117,6 +120,8 @@ pub struct Options {
     pub allow_tables: Vec<String>,
     /// Table denylist patterns.
     pub deny_tables: Vec<String>,
+    /// Column denylist patterns.
+    pub deny_columns: Vec<String>,
     /// Largest JSON-RPC message accepted, in bytes.
     pub max_request_bytes: usize,
     /// The transport.
@@ -174,6 +179,7 @@ impl Default for Options {
             timeout: None,
             allow_tables: Vec::new(),
             deny_tables: Vec::new(),
+            deny_columns: Vec::new(),
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             transport: Transport::Stdio,
             max_sessions: DEFAULT_MAX_SESSIONS,
@@ -241,6 +247,7 @@ impl Options {
                 "--timeout" => options.timeout = Some(seconds(&value("--timeout")?, "--timeout")?),
                 "--allow-table" => options.allow_tables.push(value("--allow-table")?),
                 "--deny-table" => options.deny_tables.push(value("--deny-table")?),
+                "--deny-column" => options.deny_columns.push(value("--deny-column")?),
                 "--max-request-bytes" => {
                     let bytes = number(&value("--max-request-bytes")?, "--max-request-bytes")?;
                     options.max_request_bytes = usize::try_from(bytes)
@@ -458,6 +465,8 @@ mod tests {
             "--allow-table",
             "orders",
             "--deny-table=hr.*",
+            "--deny-column",
+            "customers.email",
             "--http",
             "127.0.0.1:8080",
             "--max-sessions",
@@ -489,6 +498,7 @@ mod tests {
         assert_eq!(options.timeout, Some(Duration::from_millis(2500)));
         assert_eq!(options.allow_tables, ["orders"]);
         assert_eq!(options.deny_tables, ["hr.*"]);
+        assert_eq!(options.deny_columns, ["customers.email"]);
         assert_eq!(
             options.transport,
             Transport::Http("127.0.0.1:8080".parse().unwrap())

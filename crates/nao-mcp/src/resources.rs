@@ -24,10 +24,10 @@ pub fn parse_table_uri(uri: &str) -> Option<(&str, TableRef)> {
     Some((database, TableRef::parse(table)))
 }
 
-/// One resource per table of every database, skipping tables the policy hides. A database
+/// One resource per table of every database. The context's databases apply the policy
+/// ([`GovernedDialect`](nao_core::GovernedDialect)): hidden tables are not listed. A database
 /// that cannot list its tables is logged and left out, so the others still show.
 pub async fn list(ctx: &ToolContext) -> Vec<Resource> {
-    let policy = &ctx.settings().policy;
     let mut out = Vec::new();
     for database in ctx.databases().iter() {
         let tables = match database.list_tables(&TableFilter::default()).await {
@@ -39,16 +39,6 @@ pub async fn list(ctx: &ToolContext) -> Vec<Resource> {
         };
         for table in tables {
             let table_ref = table.table_ref();
-            let guard_name = nao_core::guard::TableName::new(
-                table_ref
-                    .schema
-                    .iter()
-                    .cloned()
-                    .chain([table_ref.name.clone()]),
-            );
-            if !policy.table_allowed(&guard_name) {
-                continue;
-            }
             let mut resource = Resource::new(
                 table_uri(database.name(), &table_ref),
                 format!("{}.{}", database.name(), table_ref),

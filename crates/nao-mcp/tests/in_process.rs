@@ -206,3 +206,38 @@ async fn the_table_allowlist_hides_tables_everywhere() {
     assert_eq!(refused.is_error, Some(true), "{}", text(&refused));
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_denied_column_is_left_out_of_resources_and_tools() {
+    let settings =
+        Settings::default().with_policy(Policy::default().deny_column("customers.email"));
+    let client = connect(settings).await;
+    let resource = client
+        .read_resource(ReadResourceRequestParams::new("nao://shop/customers"))
+        .await
+        .unwrap();
+    let shown = serde_json::to_string(&resource).unwrap();
+    assert!(shown.contains("name"), "{shown}");
+    assert!(
+        !shown.contains("email"),
+        "the resource shows the denied column: {shown}"
+    );
+    assert!(
+        !shown.contains("@example.com"),
+        "the resource shows an email: {shown}"
+    );
+    let described = call(&client, "describe_table", json!({"table": "customers"})).await;
+    assert!(
+        !text(&described).contains("@example.com"),
+        "{}",
+        text(&described)
+    );
+    let refused = call(
+        &client,
+        "execute_sql",
+        json!({"sql_query": "SELECT email FROM customers"}),
+    )
+    .await;
+    assert_eq!(refused.is_error, Some(true), "{}", text(&refused));
+    client.cancel().await.unwrap();
+}
