@@ -84,7 +84,7 @@ pub trait DialectExt: Dialect {
         let columns = described
             .columns
             .iter()
-            .map(|c| quote_ident(&c.name, dialect))
+            .map(|c| dialect.quote_identifier(&c.name))
             .collect::<Vec<_>>()
             .join(", ");
         let name = quote_table(table, dialect);
@@ -105,29 +105,11 @@ pub fn quote_table(table: &TableRef, dialect: SqlDialect) -> String {
     match &table.schema {
         Some(schema) => format!(
             "{}.{}",
-            quote_ident(schema, dialect),
-            quote_ident(&table.name, dialect)
+            dialect.quote_identifier(schema),
+            dialect.quote_identifier(&table.name)
         ),
-        None => quote_ident(&table.name, dialect),
+        None => dialect.quote_identifier(&table.name),
     }
-}
-
-/// Quotes one identifier (a column, table or schema name) for `dialect`, doubling embedded
-/// quote characters.
-pub fn quote_ident(ident: &str, dialect: SqlDialect) -> String {
-    let (open, close) = match dialect {
-        SqlDialect::MySql
-        | SqlDialect::MariaDb
-        | SqlDialect::BigQuery
-        | SqlDialect::Databricks
-        | SqlDialect::Spark
-        | SqlDialect::Hive
-        | SqlDialect::ClickHouse => ('`', '`'),
-        SqlDialect::MsSql => ('[', ']'),
-        _ => ('"', '"'),
-    };
-    let escaped = ident.replace(close, &format!("{close}{close}"));
-    format!("{open}{escaped}{close}")
 }
 
 #[cfg(test)]

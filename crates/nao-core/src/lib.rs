@@ -110,7 +110,7 @@ pub use catalog::{ColumnInfo, TableFilter, TableInfo, TableKind, TableRef, Table
 pub use chart::{AxisType, ChartSpec, ChartSpecError, ChartType};
 pub use collect::{CollectedBatches, collect_capped};
 pub use context::{Artifact, Databases, Settings, ToolContext};
-pub use dialect::{Dialect, DialectExt, quote_ident, quote_table};
+pub use dialect::{Dialect, DialectExt, quote_table};
 pub use error::{BoxError, DialectError, ToolError};
 pub use exec::{
     BatchStream, DEFAULT_BATCH_SIZE, DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT,

@@ -162,6 +162,38 @@ impl SqlDialect {
         matches!(self, SqlDialect::MsSql | SqlDialect::Snowflake)
     }
 
+    /// The characters that open and close a quoted identifier: backticks for the MySQL family,
+    /// BigQuery, Spark/Databricks/Hive and ClickHouse, square brackets for SQL Server, double
+    /// quotes elsewhere.
+    pub fn identifier_quotes(self) -> (char, char) {
+        match self {
+            SqlDialect::MySql
+            | SqlDialect::MariaDb
+            | SqlDialect::BigQuery
+            | SqlDialect::Databricks
+            | SqlDialect::Spark
+            | SqlDialect::Hive
+            | SqlDialect::ClickHouse => ('`', '`'),
+            SqlDialect::MsSql => ('[', ']'),
+            _ => ('"', '"'),
+        }
+    }
+
+    /// `name` as a quoted identifier of this dialect, the closing quote doubled inside.
+    ///
+    /// ```
+    /// use nao_guard::SqlDialect;
+    ///
+    /// assert_eq!(SqlDialect::Postgres.quote_identifier("a\"b"), "\"a\"\"b\"");
+    /// assert_eq!(SqlDialect::MySql.quote_identifier("order"), "`order`");
+    /// assert_eq!(SqlDialect::MsSql.quote_identifier("x]y"), "[x]]y]");
+    /// ```
+    pub fn quote_identifier(self, name: &str) -> String {
+        let (open, close) = self.identifier_quotes();
+        let escaped = name.replace(close, &format!("{close}{close}"));
+        format!("{open}{escaped}{close}")
+    }
+
     /// How this engine caps the rows of a query.
     pub fn row_cap_syntax(self) -> RowCapSyntax {
         match self {

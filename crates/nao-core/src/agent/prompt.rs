@@ -57,19 +57,9 @@ pub fn dialect_hints(dialect: SqlDialect) -> Vec<&'static str> {
         SqlDialect::Ansi => "Limit rows with FETCH FIRST n ROWS ONLY.",
         _ => "Limit rows with LIMIT n.",
     };
-    let quoting = match dialect {
-        SqlDialect::MySql
-        | SqlDialect::MariaDb
-        | SqlDialect::BigQuery
-        | SqlDialect::Databricks
-        | SqlDialect::Spark
-        | SqlDialect::Hive
-        | SqlDialect::ClickHouse => {
-            "Quote identifiers with backticks (`order`); strings with single quotes."
-        }
-        SqlDialect::MsSql => {
-            "Quote identifiers with square brackets ([order]); strings with single quotes."
-        }
+    let quoting = match dialect.identifier_quotes() {
+        ('`', _) => "Quote identifiers with backticks (`order`); strings with single quotes.",
+        ('[', _) => "Quote identifiers with square brackets ([order]); strings with single quotes.",
         _ => "Quote identifiers with double quotes (\"order\"); strings with single quotes.",
     };
     let dates = match dialect {

@@ -7,13 +7,14 @@
 
 use mysql_async::{Row, Value};
 use nao_core::DialectError;
+use nao_core::guard::SqlDialect;
 
 use crate::oversize::WideColumnAdvice;
 pub(super) use crate::oversize::row_limit;
 
 /// MySQL's SQL for a column too wide to return: backquoted, in `SUBSTRING` or `LENGTH`.
 pub(super) const ADVICE: WideColumnAdvice = WideColumnAdvice {
-    quote: quote_identifier,
+    quote: |name| SqlDialect::MySql.quote_identifier(name),
     instead: |column| format!("SUBSTRING({column}, 1, 1000) or LENGTH({column})"),
     unknown_column: |_| format!(".{WIDE_COLUMNS}"),
 };
@@ -21,10 +22,6 @@ pub(super) const ADVICE: WideColumnAdvice = WideColumnAdvice {
 /// What to do about a row too wide when its widest column is not known.
 const WIDE_COLUMNS: &str = " Select parts or measures of the wide columns instead: \
                             SUBSTRING(column, 1, 1000) or LENGTH(column)";
-
-fn quote_identifier(name: &str) -> String {
-    format!("`{}`", name.replace('`', "``"))
-}
 
 /// The bytes of `row`'s values, and its largest column (index, bytes).
 pub(super) fn row_size(row: &Row) -> (usize, Option<(usize, usize)>) {

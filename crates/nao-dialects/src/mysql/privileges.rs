@@ -258,7 +258,7 @@ fn account(current_user: &str) -> String {
 
 /// `name` as a backquoted identifier.
 pub(super) fn quote_ident(name: &str) -> String {
-    format!("`{}`", name.replace('`', "``"))
+    nao_core::guard::SqlDialect::MySql.quote_identifier(name)
 }
 
 /// The statement that activates `role` on a new connection.

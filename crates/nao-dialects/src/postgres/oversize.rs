@@ -3,6 +3,7 @@
 
 use arrow_schema::Schema;
 use nao_core::DialectError;
+use nao_core::guard::SqlDialect;
 
 pub(super) use crate::oversize::row_limit;
 use crate::oversize::{WideColumnAdvice, human};
@@ -10,7 +11,7 @@ use crate::oversize::{WideColumnAdvice, human};
 /// PostgreSQL's SQL for a column too wide to return: double-quoted, in `substring` or `length`,
 /// an array in `cardinality` or a slice; without a known column, the row's columns are listed.
 pub(super) const ADVICE: WideColumnAdvice = WideColumnAdvice {
-    quote: quote_identifier,
+    quote: |name| SqlDialect::Postgres.quote_identifier(name),
     instead: |column| {
         format!(
             "substring({column} from 1 for 1000), length({column}), or for an array \
@@ -20,15 +21,11 @@ pub(super) const ADVICE: WideColumnAdvice = WideColumnAdvice {
     unknown_column: columns_and_advice,
 };
 
-fn quote_identifier(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
 fn columns_and_advice(schema: &Schema) -> String {
     let names: Vec<String> = schema
         .fields()
         .iter()
-        .map(|f| quote_identifier(f.name()))
+        .map(|f| SqlDialect::Postgres.quote_identifier(f.name()))
         .collect();
     format!(
         "; its columns are {}. Select parts or measures of the wide ones instead: \

@@ -177,7 +177,7 @@ pub(super) fn text_cast_field(name: &str, type_name: &str) -> Field {
 
 /// `ident` as a quoted PostgreSQL identifier.
 pub(super) fn quote_ident(ident: &str) -> String {
-    format!("\"{}\"", ident.replace('"', "\"\""))
+    nao_core::guard::SqlDialect::Postgres.quote_identifier(ident)
 }
 
 /// Wraps `sql` so that the columns flagged in `cast` come back as text, keeping every column's

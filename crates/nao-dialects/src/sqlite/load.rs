@@ -36,7 +36,7 @@ fn load_error(message: String) -> rusqlite::Error {
 
 /// Quotes an identifier for SQLite, doubling embedded quotes.
 pub(crate) fn quote_identifier(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
+    nao_core::guard::SqlDialect::Sqlite.quote_identifier(name)
 }
 
 /// The declared type that reads back as `data_type`, or `None` for types the loader does not

@@ -5,21 +5,6 @@
 use super::*;
 use crate::{RejectKind, SqlDialect, check};
 
-/// The quote characters of a dialect's identifiers (open, close).
-fn quotes(dialect: SqlDialect) -> (char, char) {
-    match dialect {
-        SqlDialect::MySql
-        | SqlDialect::MariaDb
-        | SqlDialect::BigQuery
-        | SqlDialect::Databricks
-        | SqlDialect::Spark
-        | SqlDialect::Hive
-        | SqlDialect::ClickHouse => ('`', '`'),
-        SqlDialect::MsSql => ('[', ']'),
-        _ => ('"', '"'),
-    }
-}
-
 /// A concrete name for a pattern: `sys.x$*` becomes `sys.x$sample`.
 fn sample(pattern: &str) -> String {
     pattern.replace('*', "sample")
@@ -28,7 +13,7 @@ fn sample(pattern: &str) -> String {
 /// The spellings of a relation entry that must all be refused.
 fn spellings(pattern: &str, dialect: SqlDialect) -> Vec<String> {
     let concrete = sample(pattern);
-    let (open, close) = quotes(dialect);
+    let (open, close) = dialect.identifier_quotes();
     let quoted: Vec<String> = concrete
         .split('.')
         .map(|p| format!("{open}{p}{close}"))
@@ -88,7 +73,7 @@ fn a_generic_name_needs_its_schema() {
         };
         let name = sample(name);
         for dialect in [SqlDialect::MySql, SqlDialect::Postgres, SqlDialect::DuckDb] {
-            let (open, close) = quotes(dialect);
+            let (open, close) = dialect.identifier_quotes();
             for table in [
                 format!("{open}{name}{close}"),
                 format!("app.{open}{name}{close}"),
