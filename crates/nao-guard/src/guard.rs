@@ -84,6 +84,7 @@ fn check_tree(
         limit: own_limit,
         cap_applied,
         attribute_refs: walker.attribute_refs,
+        masked_outputs: Vec::new(),
     };
     Ok((checked, statement))
 }

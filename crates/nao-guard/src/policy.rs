@@ -1,5 +1,6 @@
 //! What a deployment allows: limits, row cap, tables, columns and functions.
 
+use crate::mask::{ColumnMask, MaskRule};
 use crate::sensitive::{self, SensitiveEntry};
 use crate::table_name::{TableName, TablePattern};
 
@@ -85,6 +86,7 @@ pub struct Policy {
     pub(crate) allowed_tables: Option<Vec<TablePattern>>,
     pub(crate) denied_tables: Vec<TablePattern>,
     pub(crate) denied_columns: Vec<ColumnPattern>,
+    pub(crate) masked_columns: Vec<ColumnMask>,
     pub(crate) allowed_functions: Vec<String>,
     pub(crate) denied_functions: Vec<String>,
     pub(crate) allow_unknown_functions: bool,
@@ -105,6 +107,7 @@ impl Default for Policy {
             allowed_tables: None,
             denied_tables: Vec::new(),
             denied_columns: vec![ColumnPattern::builtin()],
+            masked_columns: Vec::new(),
             allowed_functions: Vec::new(),
             denied_functions: Vec::new(),
             allow_unknown_functions: false,
@@ -176,6 +179,64 @@ impl Policy {
     pub fn deny_column(mut self, pattern: impl Into<ColumnPattern>) -> Self {
         self.denied_columns.push(pattern.into());
         self
+    }
+
+    /// Masks the column: statements may read it, but its values come back under `rule`
+    /// (applied by the host's result pipeline to the output columns that
+    /// [`ReadOnlySql::masked_outputs`](crate::ReadOnlySql::masked_outputs) names). So that the
+    /// values cannot be read some other way, a masked column may only be selected as it is
+    /// (directly, through subqueries, CTEs, set operations and `*`), compared for equality
+    /// (`=`, `<>`, `IN`, `IS [NOT] DISTINCT FROM`, `IS [NOT] NULL`), grouped, partitioned,
+    /// joined on and counted (`count(col)`, `count(DISTINCT col)`); any other use (a function,
+    /// an operator, `ORDER BY`, `LIKE`, a comparison by order, a whole-row reference) is
+    /// refused with the reason. A pattern both denied and masked is denied. The first
+    /// pattern that matches a column decides its rule.
+    ///
+    /// ```
+    /// use nao_guard::{check, MaskRule, Policy, SqlDialect};
+    ///
+    /// let policy = Policy::default().mask_column("customers.email", MaskRule::Hash);
+    /// assert!(check("SELECT id, email FROM customers", SqlDialect::Postgres, &policy).is_ok());
+    /// assert!(check("SELECT lower(email) FROM customers", SqlDialect::Postgres, &policy).is_err());
+    /// ```
+    pub fn mask_column(mut self, pattern: impl Into<ColumnPattern>, rule: MaskRule) -> Self {
+        self.masked_columns.push(ColumnMask {
+            pattern: pattern.into(),
+            rule,
+        });
+        self
+    }
+
+    /// Whether the policy masks any column.
+    pub fn masks_columns(&self) -> bool {
+        !self.masked_columns.is_empty()
+    }
+
+    /// The rule that masks the column `column` of `table`, if the policy masks it, with the
+    /// pattern's text for notices. ASCII case-insensitive on the column name, like
+    /// [`Policy::column_allowed`].
+    ///
+    /// ```
+    /// use nao_guard::{MaskRule, Policy, TableName};
+    ///
+    /// let policy = Policy::default().mask_column("*.ssn", MaskRule::Partial { keep_last: 4 });
+    /// let people = TableName::new(["hr", "people"]);
+    /// assert_eq!(policy.column_mask(&people, "SSN"), Some(MaskRule::Partial { keep_last: 4 }));
+    /// assert_eq!(policy.column_mask(&people, "name"), None);
+    /// ```
+    pub fn column_mask(&self, table: &TableName, column: &str) -> Option<MaskRule> {
+        self.masked_columns
+            .iter()
+            .find(|m| m.pattern.column.eq_ignore_ascii_case(column) && m.pattern.applies_to(table))
+            .map(|m| m.rule)
+    }
+
+    /// The masked columns' names (last part) that can apply to `table`, with their rules, in
+    /// the policy's order.
+    pub(crate) fn masks_of(&self, table: &TableName) -> impl Iterator<Item = &ColumnMask> {
+        self.masked_columns
+            .iter()
+            .filter(move |m| m.pattern.applies_to(table))
     }
 
     /// Allows a function the catalogue does not know (a host's own UDF). Give the last name

@@ -1,6 +1,6 @@
 //! The proof that a statement passed the guard.
 
-use crate::{AttributeRef, SqlDialect, TableName};
+use crate::{AttributeRef, MaskedOutput, SqlDialect, TableName};
 
 /// What kind of read-only statement passed the guard.
 #[non_exhaustive]
@@ -31,6 +31,7 @@ pub struct ReadOnlySql {
     pub(crate) limit: Option<u64>,
     pub(crate) cap_applied: bool,
     pub(crate) attribute_refs: Vec<AttributeRef>,
+    pub(crate) masked_outputs: Vec<MaskedOutput>,
 }
 
 impl ReadOnlySql {
@@ -47,6 +48,7 @@ impl ReadOnlySql {
             limit: None,
             cap_applied: false,
             attribute_refs: Vec::new(),
+            masked_outputs: Vec::new(),
         }
     }
 
@@ -95,6 +97,14 @@ impl ReadOnlySql {
     /// An adapter for such an engine checks them before running the statement.
     pub fn attribute_refs(&self) -> &[AttributeRef] {
         &self.attribute_refs
+    }
+
+    /// The output columns that carry a masked column's values
+    /// ([`Policy::mask_column`](crate::Policy::mask_column)), with the rule to apply to each. Empty when the policy
+    /// masks nothing or the statement selects no masked column. Whoever runs the statement
+    /// applies the rules before anyone reads the result (nao-core's policy layer does).
+    pub fn masked_outputs(&self) -> &[MaskedOutput] {
+        &self.masked_outputs
     }
 
     /// The limit the text now carries: the smaller of the query's own and the cap, when either

@@ -104,6 +104,7 @@ mod cell;
 mod data_type;
 mod escape;
 mod facts;
+mod masked;
 mod nested;
 mod notice;
 mod page;
@@ -117,6 +118,7 @@ mod value;
 
 pub use budget::RenderBudget;
 pub use facts::{ResultFacts, Truncation};
+pub use masked::MASKED_FIELD_METADATA;
 pub use page::render_page;
 pub use result::render_result;
 pub use text_cell::escape_cell;
