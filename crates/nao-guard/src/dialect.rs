@@ -95,6 +95,36 @@ impl SqlDialect {
         }
     }
 
+    /// The engine's name as people write it (`"PostgreSQL"`, `"DuckDB"`, `"SQL Server
+    /// (T-SQL)"`), for prompts, messages and logs; [`SqlDialect::name`] is the one to parse.
+    ///
+    /// ```
+    /// use nao_guard::SqlDialect;
+    ///
+    /// assert_eq!(SqlDialect::Postgres.display_name(), "PostgreSQL");
+    /// assert_eq!(SqlDialect::DuckDb.display_name(), "DuckDB");
+    /// ```
+    pub fn display_name(self) -> &'static str {
+        match self {
+            SqlDialect::Generic => "generic SQL",
+            SqlDialect::Ansi => "ANSI SQL",
+            SqlDialect::Postgres => "PostgreSQL",
+            SqlDialect::Redshift => "Amazon Redshift",
+            SqlDialect::MySql => "MySQL",
+            SqlDialect::MariaDb => "MariaDB",
+            SqlDialect::Sqlite => "SQLite",
+            SqlDialect::DuckDb => "DuckDB",
+            SqlDialect::Snowflake => "Snowflake",
+            SqlDialect::BigQuery => "BigQuery (GoogleSQL)",
+            SqlDialect::Databricks => "Databricks SQL",
+            SqlDialect::Spark => "Spark SQL",
+            SqlDialect::Hive => "Hive",
+            SqlDialect::MsSql => "SQL Server (T-SQL)",
+            SqlDialect::ClickHouse => "ClickHouse",
+            SqlDialect::Trino => "Trino/Presto",
+        }
+    }
+
     /// The sqlparser dialect that parses this engine's SQL.
     pub fn parser_dialect(self) -> &'static dyn Dialect {
         match self {
