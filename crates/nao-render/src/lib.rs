@@ -117,6 +117,7 @@ mod tool_error;
 mod value;
 
 pub use budget::RenderBudget;
+pub use cell::cell_text;
 pub use facts::{ResultFacts, Truncation};
 pub use masked::MASKED_FIELD_METADATA;
 pub use page::render_page;
