@@ -8,6 +8,7 @@ use sqlparser::tokenizer::TokenWithSpan;
 use crate::fallback;
 use crate::lexical::{self, TokenFacts};
 use crate::limit;
+use crate::lineage;
 use crate::literals::{self, Intended};
 use crate::statement::{self, Root};
 use crate::walker::Walker;
@@ -57,6 +58,13 @@ fn check_tree(
             dialect,
         ));
     };
+    let masked_outputs = match kind {
+        StatementKind::Query => lineage::masked_outputs(&statement, policy).map_err(|refusal| {
+            let (kind, at) = refusal.into_kind();
+            Rejection::new(kind, dialect).at(at)
+        })?,
+        _ => Vec::new(),
+    };
     let own_limit = limit::top_level_limit(&statement);
     let original = significant_text(sql, &facts);
     let (sql, cap_applied) = match policy.row_cap {
@@ -84,7 +92,7 @@ fn check_tree(
         limit: own_limit,
         cap_applied,
         attribute_refs: walker.attribute_refs,
-        masked_outputs: Vec::new(),
+        masked_outputs,
     };
     Ok((checked, statement))
 }
@@ -138,6 +146,14 @@ pub fn analyze(sql: &str, dialect: SqlDialect, policy: &Policy) -> Analysis {
     };
     let mut walker = Walker::new(dialect, policy, false);
     let kind = judge(&statement, policy, &mut walker);
+    if kind == Some(StatementKind::Query)
+        && let Err(refusal) = lineage::masked_outputs(&statement, policy)
+    {
+        let (refused, at) = refusal.into_kind();
+        walker
+            .rejections
+            .push(Rejection::new(refused, dialect).at(at));
+    }
     Analysis {
         kind,
         limit: limit::top_level_limit(&statement),

@@ -124,6 +124,7 @@ mod guard;
 mod implicit;
 mod lexical;
 mod limit;
+mod lineage;
 mod literals;
 mod mask;
 mod policy;

@@ -100,7 +100,7 @@ pub enum OutputColumn {
 
 impl OutputColumn {
     /// The indexes of the result columns this one can be, given the result's column names.
-    pub fn resolve<'a>(&self, names: &[&'a str]) -> Vec<usize> {
+    pub fn resolve(&self, names: &[&str]) -> Vec<usize> {
         let len = names.len();
         match self {
             OutputColumn::FromStart(n) => (*n < len).then_some(*n).into_iter().collect(),

@@ -23,7 +23,8 @@ pub struct ColumnPattern {
 }
 
 impl ColumnPattern {
-    /// Parses `column`, `table.column` or `schema.table.column`.
+    /// Parses `column`, `table.column`, `schema.table.column`, `*.column` (the column in every
+    /// table, the same as `column`) or `schema.*.column` (in every table of the schema).
     pub fn new(pattern: &str) -> Self {
         let pattern = pattern.trim();
         match pattern.rsplit_once('.') {
@@ -49,9 +50,13 @@ impl ColumnPattern {
         }
     }
 
-    /// Whether this pattern can hide a column of `table`.
+    /// Whether this pattern can hide a column of `table`. A schema wildcard (`hr.*.salary`)
+    /// also applies to a table written without its schema, which the engine's search path may
+    /// find in that schema: a column pattern errs on the side of hiding.
     pub(crate) fn applies_to(&self, table: &TableName) -> bool {
-        self.table.as_ref().is_none_or(|t| t.matches(table))
+        self.table.as_ref().is_none_or(|t| {
+            t.matches(table) || (t.is_schema_wildcard() && table.schema().is_none())
+        })
     }
 }
 

@@ -176,6 +176,16 @@ pub enum RejectKind {
         /// The column (or the `*` expression) as written.
         name: String,
     },
+    /// A use of a masked column ([`Policy::mask_column`](crate::Policy::mask_column)) that
+    /// would reveal its values: passed to a function or operator, sorted by, read as a field or
+    /// through a whole row, or carried through a construct the guard cannot follow.
+    MaskedColumnUse {
+        /// The masked column as the policy names it (`customers.email`); `None` when the
+        /// refusal is about a construct rather than one column.
+        column: Option<String>,
+        /// How the statement uses it, in words (`it is used in lower() in the select list`).
+        usage: String,
+    },
     /// A credential, secret or server-internal catalogue that the policy refuses by default
     /// (a password hash, a connection string, other sessions' statement text, server settings,
     /// the host's paths and memory): a sensitive relation, column, table function, setting read
@@ -212,6 +222,7 @@ impl RejectKind {
             RejectKind::TableNotAllowed { .. } => "table_not_allowed",
             RejectKind::ColumnNotAllowed { .. } => "column_not_allowed",
             RejectKind::Sensitive { .. } => "sensitive",
+            RejectKind::MaskedColumnUse { .. } => "masked_column_use",
         }
     }
 }
@@ -417,6 +428,22 @@ impl Rejection {
                     ),
                 };
                 sensitive_message(&what, entry, advice)
+            }
+            RejectKind::MaskedColumnUse { column, usage } => {
+                let allowed = "A masked column can be selected as it is (its values come back \
+                               masked), compared with =, <>, IN or IS NULL, grouped by, joined \
+                               on, or counted (count(col), count(DISTINCT col)); nothing else.";
+                match column {
+                    Some(column) => format!(
+                        "The column {column} is masked by this database's policy, and here \
+                         {usage}{at}, which would reveal its values. {allowed} Use it only in \
+                         those ways, or leave it out."
+                    ),
+                    None => format!(
+                        "The query reads masked columns in a way the guard cannot follow: \
+                         {usage}{at}. {allowed}"
+                    ),
+                }
             }
             RejectKind::ColumnNotAllowed { name } => format!(
                 "The column {name}{at} is restricted and cannot be read. Name the columns you \

@@ -167,9 +167,16 @@ pub struct TablePattern {
 }
 
 impl TablePattern {
-    /// Parses `table`, `schema.table` or `schema.*`. Surrounding quotes are not interpreted.
+    /// Parses `table`, `schema.table`, `schema.*` or `*` (every table). Surrounding quotes
+    /// are not interpreted.
     pub fn new(pattern: &str) -> Self {
         let pattern = pattern.trim();
+        if pattern == "*" {
+            return TablePattern {
+                schema: None,
+                table: None,
+            };
+        }
         match pattern.rsplit_once('.') {
             Some((schema, table)) => TablePattern {
                 schema: Some(schema.rsplit('.').next().unwrap_or(schema).to_owned()),
@@ -180,6 +187,11 @@ impl TablePattern {
                 table: Some(pattern.to_owned()),
             },
         }
+    }
+
+    /// Whether the pattern names every table of a schema (`sales.*`).
+    pub(crate) fn is_schema_wildcard(&self) -> bool {
+        self.schema.is_some() && self.table.is_none()
     }
 
     /// Whether `name` is one of the tables this pattern names.
