@@ -66,7 +66,7 @@ pub(crate) fn push_escaped(out: &mut String, text: &str, starts_cell: bool) {
 
 /// Control characters, and formatting characters that are invisible or reorder text (bidi
 /// overrides, line separators, byte order mark): shown as `\u{..}` so nothing hides.
-fn is_invisible(ch: char) -> bool {
+pub(crate) fn is_invisible(ch: char) -> bool {
     ch.is_control()
         || matches!(
             ch,

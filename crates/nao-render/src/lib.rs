@@ -47,9 +47,19 @@
 //!   values cut to fit.
 //! - [`render_page`]: rows `a–b of N` for `read_query_result`, with row numbers that continue
 //!   and a message giving the valid offsets when the offset is past the end.
-//! - [`render_tool_error`]: a failed tool call (kind, message, what to do, whether a retry can
-//!   help), so every tool output speaks in one voice.
-//! - [`escape_cell`]: the same cell escaping for tools that build their own tables.
+//! - [`render_tool_error`]: a failed tool call (kind, message quoted in a code block, what to
+//!   do, whether a retry can help), so every tool output speaks in one voice.
+//!
+//! Tools that write their own Markdown (table lists, column lists, chart and story summaries)
+//! build it from the same escaping and budgets, so no database- or model-derived text reaches
+//! the model raw:
+//!
+//! - [`MarkdownTable`]: a table built row by row within a [`RenderBudget`], with the notice on
+//!   rows left out ("12 more tables are not shown: …").
+//! - [`escape_cell`]: one text for a table cell or a line of prose.
+//! - [`inline_code`]: a name in a sentence, in a code span no backtick run can close.
+//! - [`code_block`]: text quoted verbatim (a database's message), in a fence no line can close.
+//! - [`quoted`]: a short one-line quotation inside a message that [`render_tool_error`] shows.
 //!
 //! The facts the batches cannot tell (query id, stored row count, why the engine stopped, the
 //! detected `LIMIT`) come in a [`ResultFacts`]; the limits in a [`RenderBudget`]. Rendering is
@@ -74,13 +84,20 @@
 //!   invisible characters (NUL, escape, bidi overrides, byte order mark) become `\u{..}`, `<`
 //!   becomes `&lt;` (no tags, no autolinks), `&` becomes `&amp;` where it would start an entity,
 //!   `](` becomes `\](` (no links or images), and a leading `#`, `>` or `-` of a text is
-//!   escaped. Error messages of several lines go in a code block fenced longer than any
-//!   backtick run inside them.
+//!   escaped. Error messages go in a code block fenced longer than any backtick run inside
+//!   them (line breaks kept); names in sentences go in code spans delimited the same way (`\`,
+//!   `|` and line breaks escaped as in cells). In both, control and invisible characters
+//!   become `\u{..}`.
+//! - **Masked columns are announced.** A result column whose field metadata has
+//!   [`MASKED_FIELD_METADATA`] gets a notice under the table quoting the reason and saying the
+//!   values are not the stored ones.
 //! - **Bounded output.** [`RenderBudget`] bounds the rows (default 40), the bytes of summary and
 //!   table (default 8 KiB: rows stop before the one that would pass it, and a single row wider
 //!   than the budget is shortened so something of it shows), the characters of a value (default
 //!   255, cut in the middle by characters, never inside a UTF-8 sequence) and the columns
 //!   (default 32). Notices are bounded lines; type names and nesting are bounded in depth.
+//!   [`MarkdownTable`] keeps the same budget; [`escape_cell`], [`inline_code`], [`code_block`]
+//!   and [`quoted`] take a character limit and cut in the middle past it.
 //! - **No panics** on any value of any type: types without a dedicated format fall back to
 //!   Arrow's display, invalid dictionary keys read as NULL, out-of-range times say so.
 //!
@@ -101,13 +118,17 @@
 
 mod budget;
 mod cell;
+mod code_block;
 mod data_type;
 mod escape;
 mod facts;
+mod inline_code;
+mod markdown_table;
 mod masked;
 mod nested;
 mod notice;
 mod page;
+mod quoted;
 mod result;
 mod summary;
 mod table;
@@ -118,9 +139,13 @@ mod value;
 
 pub use budget::RenderBudget;
 pub use cell::cell_text;
+pub use code_block::code_block;
 pub use facts::{ResultFacts, Truncation};
+pub use inline_code::inline_code;
+pub use markdown_table::MarkdownTable;
 pub use masked::MASKED_FIELD_METADATA;
 pub use page::render_page;
+pub use quoted::quoted;
 pub use result::render_result;
 pub use text_cell::escape_cell;
 pub use tool_error::{ToolErrorReport, render_tool_error};

@@ -7,6 +7,7 @@ use arrow_schema::Schema;
 
 use crate::cell::push_cut;
 use crate::facts::Truncation;
+use crate::inline_code::push_inline_code;
 
 /// Longest query id quoted, in characters (ids are short; this only bounds a bad one).
 const MAX_QUERY_ID_CHARS: usize = 128;
@@ -14,6 +15,8 @@ const MAX_QUERY_ID_CHARS: usize = 128;
 const HIDDEN_NAMES_BYTES: usize = 1024;
 /// Longest hidden column name listed, in characters.
 const MAX_HIDDEN_NAME_CHARS: usize = 64;
+/// Longest reason for a mask quoted, in characters.
+const MAX_MASK_REASON_CHARS: usize = 200;
 
 /// `1 row` / `2 rows`.
 pub(crate) fn count(amount: u64, singular: &str, plural: &str) -> String {
@@ -158,6 +161,28 @@ pub(crate) fn hidden_columns(schema: &Schema, shown_columns: usize) -> String {
         }
     }
     line.push_str(". Select the columns you need by name to see them.");
+    line
+}
+
+/// A column whose values the host's policy masked, and what that means for reading them.
+pub(crate) fn masked_column(name: &str, reason: &str) -> String {
+    let mut line = String::from("Column ");
+    push_inline_code(&mut line, name, MAX_HIDDEN_NAME_CHARS);
+    line.push_str(": values masked");
+    let reason = reason.trim();
+    if reason.is_empty() {
+        line.push_str(" by the host's policy");
+    } else {
+        line.push_str(" (");
+        push_cut(&mut line, reason, MAX_MASK_REASON_CHARS, false);
+        line.push(')');
+    }
+    line.push_str(
+        "; they are not the stored values and cannot be turned back into them. A hash keeps \
+         equal values equal, so GROUP BY, joins and COUNT(DISTINCT) on a hashed column count as \
+         on the stored values; other masks (redacted, partial, null) do not. Never present \
+         masked values as real ones.",
+    );
     line
 }
 

@@ -13,8 +13,9 @@ use crate::table::{TableRequest, available_rows, render_table};
 /// Renders the rows from `offset` (0-based) of a stored result, at most `limit` of them and at
 /// most the budget's rows and bytes: `Query q_1: rows 41–60 of 509 rows, 3 columns.`, a table
 /// whose row numbers continue from the offset, then where the next page starts (or that this
-/// was the last row, with the result's truncation and `LIMIT` warnings). An offset past the end
-/// gives a one-line message with the valid offsets instead of a table.
+/// was the last row, with the result's truncation and `LIMIT` warnings), and the notices on the
+/// table as [`render_result`] writes them (hidden columns, cut values, masked columns). An
+/// offset past the end gives a one-line message with the valid offsets instead of a table.
 ///
 /// `batches` are the stored result from its first row; the page is read from them in place.
 ///

@@ -5,6 +5,7 @@ use arrow_schema::Schema;
 
 use crate::budget::RenderBudget;
 use crate::facts::ResultFacts;
+use crate::masked::MASKED_FIELD_METADATA;
 use crate::notice::{self, MoreRowsReason, Notices};
 use crate::summary::{Shown, result_line};
 use crate::table::{Table, TableRequest, available_rows, render_table};
@@ -12,7 +13,9 @@ use crate::table::{Table, TableRequest, available_rows, render_table};
 /// Renders a query result as Markdown for the model: a summary line (query id, row count,
 /// column count), a table of the first rows with a row-number column and each column's Arrow
 /// type, then notices: an incomplete result, a query `LIMIT` that was reached, rows not shown
-/// and the exact `read_query_result` call that shows them, hidden columns, cut values.
+/// and the exact `read_query_result` call that shows them, hidden columns, cut values, masked
+/// columns (fields whose metadata has [`MASKED_FIELD_METADATA`](crate::MASKED_FIELD_METADATA):
+/// one line each, quoting the reason, saying the values are not the stored ones).
 ///
 /// `batches` are the rows of the result from its first row on (they may be the whole stored
 /// result: only the rows shown are read). `facts.total_rows` is the row count reported.
@@ -100,7 +103,8 @@ pub(crate) fn more_rows_reason(
     }
 }
 
-/// The notices about the table itself: a shortened row, hidden columns, cut values, NULL.
+/// The notices about the table itself: a shortened row, hidden columns, cut values, masked
+/// columns (one per shown column marked with [`MASKED_FIELD_METADATA`]), NULL.
 pub(crate) fn push_table_notices(
     notices: &mut Notices,
     table: &Table,
@@ -120,6 +124,11 @@ pub(crate) fn push_table_notices(
     }
     if table.cells_cut && table.shortened_to.is_none() {
         notices.push(notice::cut_values(budget.max_cell_chars.max(1)));
+    }
+    for field in schema.fields().iter().take(shown.columns) {
+        if let Some(reason) = field.metadata().get(MASKED_FIELD_METADATA) {
+            notices.push(notice::masked_column(field.name(), reason));
+        }
     }
     if table.null_shown {
         notices.push(notice::null_legend());

@@ -1,10 +1,8 @@
 //! Tool failures told to the model in the same voice as results: what went wrong, what to do,
 //! and whether retrying can help.
 
-use std::fmt::Write as _;
-
 use crate::cell::push_cut;
-use crate::escape::middle_cut;
+use crate::code_block::push_code_block;
 
 /// Longest error kind shown, in characters.
 const MAX_KIND_CHARS: usize = 64;
@@ -22,7 +20,10 @@ const MAX_HINT_CHARS: usize = 1_000;
 ///     .with_hint("Use a query_id returned by execute_sql in this conversation.");
 /// assert_eq!(
 ///     render_tool_error(&report),
-///     "Error (unknown_query_id): No stored result has query_id \"q_9\".\n\
+///     "Error (unknown_query_id):\n\
+///      ```text\n\
+///      No stored result has query_id \"q_9\".\n\
+///      ```\n\
 ///      What to do: Use a query_id returned by execute_sql in this conversation.\n\
 ///      Retrying the same call unchanged will fail the same way.\n"
 /// );
@@ -32,9 +33,12 @@ const MAX_HINT_CHARS: usize = 1_000;
 pub struct ToolErrorReport {
     /// A short machine-readable kind, like `invalid_sql` or `timeout`.
     pub kind: String,
-    /// What went wrong, for the model (a database's message may span several lines).
+    /// What went wrong, for the model. It may quote anything (a database's message with the
+    /// values it names, a comment, the model's own arguments) and span several lines: it is
+    /// always shown verbatim in a code block.
     pub message: String,
-    /// What to do about it, if known.
+    /// What to do about it, if known (the caller's own advice: shown as a line of prose,
+    /// escaped).
     pub hint: Option<String>,
     /// Whether the same call may succeed if made again (a timeout, a lost connection), as
     /// opposed to failing until it is changed.
@@ -67,22 +71,19 @@ impl ToolErrorReport {
     }
 }
 
-/// Renders a tool failure: `Error (kind): message`, `What to do: hint`, and a line on whether
-/// retrying helps. A message of several lines (a database error pointing at a position)
-/// goes in a code block so its layout survives and nothing in it reads as markup; texts are
+/// Renders a tool failure: `Error (kind):`, the message in a fenced code block, `What to do:
+/// hint`, and a line on whether retrying helps.
+///
+/// The message always goes in a [`code_block`](crate::code_block), even when it is one line:
+/// tool errors carry text from outside (an engine's message quoting a value, a table or column
+/// name, a comment, the model's own arguments), and fenced it reads as quoted data, never as an
+/// instruction or markup; a database error pointing at a position keeps its layout. Texts are
 /// bounded (message 4000 characters, hint 1000, kind 64) and control characters are escaped.
 pub fn render_tool_error(report: &ToolErrorReport) -> String {
     let mut out = String::from("Error (");
     push_cut(&mut out, &report.kind, MAX_KIND_CHARS, false);
-    out.push_str("):");
-    if report.message.contains('\n') {
-        out.push('\n');
-        push_code_block(&mut out, &report.message);
-    } else {
-        out.push(' ');
-        push_cut(&mut out, &report.message, MAX_MESSAGE_CHARS, false);
-        out.push('\n');
-    }
+    out.push_str("):\n");
+    push_code_block(&mut out, &report.message, MAX_MESSAGE_CHARS);
     if let Some(hint) = &report.hint {
         out.push_str("What to do: ");
         push_cut(&mut out, hint, MAX_HINT_CHARS, false);
@@ -94,40 +95,4 @@ pub fn render_tool_error(report: &ToolErrorReport) -> String {
         "Retrying the same call unchanged will fail the same way.\n"
     });
     out
-}
-
-/// A fenced code block longer than any backtick run inside, so the text cannot close it.
-fn push_code_block(out: &mut String, text: &str) {
-    let text = text.trim_end_matches(['\n', '\r']);
-    let mut visible = String::new();
-    match middle_cut(text, MAX_MESSAGE_CHARS) {
-        None => push_visible_lines(&mut visible, text),
-        Some((head, tail)) => {
-            push_visible_lines(&mut visible, head);
-            visible.push('…');
-            push_visible_lines(&mut visible, tail);
-        }
-    }
-    let longest_run = visible
-        .split(|ch| ch != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
-    let fence = "`".repeat((longest_run + 1).max(3));
-    let _ = write!(out, "{fence}text\n{visible}\n{fence}\n");
-}
-
-/// Copies text keeping line breaks and escaping every other control character.
-fn push_visible_lines(out: &mut String, text: &str) {
-    for ch in text.chars() {
-        match ch {
-            '\n' => out.push('\n'),
-            '\r' => {}
-            '\t' => out.push_str("    "),
-            _ if ch.is_control() => {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(ch));
-            }
-            _ => out.push(ch),
-        }
-    }
 }
