@@ -16,7 +16,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use nao::core::agent::{Agent, AgentEvent, Conversation, ScriptedProvider};
+use nao::agent::{Agent, AgentEvent, Conversation, ScriptedProvider};
 use nao::core::{
     Completion, CompletionRequest, Dialect, DialectError, FinishReason, Message, ModelProvider,
 };

@@ -12,6 +12,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub use nao_agent as agent;
 pub use nao_core as core;
 pub use nao_dialects as dialects;
 pub use nao_guard as guard;

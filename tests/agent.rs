@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use futures_util::StreamExt;
-use nao::core::agent::{
+use nao::agent::{
     Agent, AgentEvent, AgentSettings, Conversation, ModelPricing, ScriptedProvider, StopReason,
 };
 use nao::core::{

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use nao::core::agent::{Agent, AgentSettings, Conversation, ScriptedProvider};
+use nao::agent::{Agent, AgentSettings, Conversation, ScriptedProvider};
 use nao::core::arrow::array::Array;
 use nao::core::arrow::array::cast::AsArray;
 use nao::core::guard::{Policy, SqlDialect, check};

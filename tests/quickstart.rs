@@ -9,7 +9,7 @@ mod quickstart;
 
 use std::sync::Arc;
 
-use nao::core::agent::{AgentEvent, Conversation, StopReason};
+use nao::agent::{AgentEvent, Conversation, StopReason};
 use nao::core::{Message, ToolCall};
 use nao::dialects::demo::DemoScale;
 use quickstart::{FIXED_SQL, QUESTION, WRONG_SQL, build_agent, last_result_rows, scripted_model};

@@ -53,13 +53,12 @@
 //! - Share one [`ToolContext`] (and so one [`ResultStore`]) across a conversation, so the
 //!   model can page any result it was given a query id for.
 //!
-//! ## Agent
-//! The [`agent`] module ties a [`ModelProvider`] to the tools and databases: an [`Agent`]
-//! builds a system prompt from the schema (under a token budget) and the dialect's hints, runs
-//! the model's tool calls, feeds errors back so the model can fix its SQL, and streams
-//! [`AgentEvent`]s until an answer, a clarification or a limit. A [`Conversation`] serializes
-//! and resumes; [`agent::ScriptedProvider`] replays scripted turns for tests and offline demos.
-//! The module docs hold a runnable example.
+//! ## Agents
+//! This crate holds the contracts an agent is built from, not an agent: the [`ModelProvider`]
+//! trait and its message types, the tools, the registry and the context. The agent loop (the
+//! system prompt with the schema context, the run loop, conversations, a scripted provider for
+//! tests) is the `nao-agent` crate, one client of these contracts among others (nao-mcp serves
+//! the same tools to MCP clients).
 //!
 //! ## Untrusted input
 //! Model arguments are validated against the tool's schema (types, required fields, unknown
@@ -72,7 +71,6 @@
 //! renderer formats only the rows it shows.
 #![forbid(unsafe_code)]
 
-pub mod agent;
 mod arguments;
 mod audit;
 mod catalog;
@@ -102,9 +100,6 @@ pub mod arrow {
 pub use nao_guard as guard;
 pub use nao_render as render;
 
-pub use agent::{
-    Agent, AgentBuilder, AgentEvent, AgentOutcome, AgentSettings, Conversation, StopReason,
-};
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
 pub use catalog::{ColumnInfo, TableFilter, TableInfo, TableKind, TableRef, TableSchema};
 pub use chart::{AxisType, ChartSpec, ChartSpecError, ChartType};

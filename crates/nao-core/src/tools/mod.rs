@@ -35,8 +35,8 @@ pub fn sql_tools() -> ToolRegistry {
 }
 
 /// The SQL tools plus display_chart, story and the turn-ending clarification and
-/// suggest_follow_ups: what an [`Agent`](crate::agent::Agent) uses unless the host gives it
-/// another registry.
+/// suggest_follow_ups: what the agent of `nao-agent` uses unless the host gives it another
+/// registry.
 pub fn default_tools() -> ToolRegistry {
     sql_tools()
         .with(DisplayChart)

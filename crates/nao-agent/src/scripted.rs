@@ -5,12 +5,11 @@ use std::fmt;
 use std::sync::Mutex;
 
 use async_trait::async_trait;
-use serde_json::Value;
-
-use crate::{
+use nao_core::{
     Completion, CompletionRequest, CompletionStream, FinishReason, Message, ModelProvider,
     ProviderError, ToolCall, Usage,
 };
+use serde_json::Value;
 
 type DynamicTurn = Box<dyn Fn(&CompletionRequest) -> Completion + Send + Sync>;
 
@@ -30,7 +29,7 @@ enum Turn {
 /// [`ProviderError::Permanent`]. Call ids are `call_1`, `call_2`, … in script order.
 ///
 /// ```
-/// use nao_core::agent::ScriptedProvider;
+/// use nao_agent::ScriptedProvider;
 /// use serde_json::json;
 ///
 /// let model = ScriptedProvider::new()
@@ -216,6 +215,8 @@ fn request_tokens(request: &CompletionRequest) -> u64 {
                         .sum::<usize>()
             }
             Message::Tool { content, .. } => content.len(),
+            // A kind of message added to nao-core later: its JSON, a fair upper bound.
+            other => serde_json::to_string(other).map_or(0, |json| json.len()),
         };
     }
     for tool in &request.tools {

@@ -1,14 +1,13 @@
 //! The state of a conversation, which a host can persist (serde) and resume.
 
+use nao_core::{Message, Usage};
 use serde::{Deserialize, Serialize};
-
-use crate::{Message, Usage};
 
 /// A conversation: its system prompt, its messages, the query ids its results were stored
 /// under, and the tokens it used.
 ///
-/// Serialize it between turns and hand it back to any [`Agent`](super::Agent) sharing the same
-/// [`ResultStore`](crate::ResultStore) to continue; read_query_result then still pages the
+/// Serialize it between turns and hand it back to any [`Agent`](crate::Agent) sharing the same
+/// [`ResultStore`](nao_core::ResultStore) to continue; read_query_result then still pages the
 /// results of earlier turns.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]

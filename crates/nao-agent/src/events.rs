@@ -1,8 +1,7 @@
 //! What a run reports as it goes, and how it ended.
 
+use nao_core::Usage;
 use serde::{Deserialize, Serialize};
-
-use crate::Usage;
 
 /// One event of a run, in the order it happened. Serializes as JSON with a `type` tag, ready to
 /// forward over SSE or a websocket.

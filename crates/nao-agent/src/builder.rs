@@ -3,15 +3,15 @@
 use std::fmt;
 use std::sync::Arc;
 
-use tokio::sync::OnceCell;
-
-use super::AgentSettings;
-use super::prompt::{PromptDatabase, build_system_prompt};
-use super::schema_context::{TableContext, add_samples, load_catalog, select_tables};
-use crate::{
+use nao_core::{
     AuditSink, Databases, Dialect, ModelProvider, ResultStore, Settings, ToolContext, ToolRegistry,
     ToolSpec, tools,
 };
+use tokio::sync::OnceCell;
+
+use crate::AgentSettings;
+use crate::prompt::{PromptDatabase, build_system_prompt};
+use crate::schema_context::{TableContext, add_samples, load_catalog, select_tables};
 
 /// Builds an [`Agent`].
 #[must_use]
@@ -50,7 +50,7 @@ impl AgentBuilder {
         }
     }
 
-    /// Uses these tools (set an [`Approver`](crate::Approver) on the registry for
+    /// Uses these tools (set an [`Approver`](nao_core::Approver) on the registry for
     /// high-risk tools).
     pub fn tools(mut self, registry: ToolRegistry) -> Self {
         self.registry = Some(registry);
@@ -118,7 +118,7 @@ impl AgentBuilder {
 }
 
 /// An LLM data agent: a model provider, tools, databases and limits. Cheap to clone; one agent
-/// serves any number of [`Conversation`](super::Conversation)s.
+/// serves any number of [`Conversation`](crate::Conversation)s.
 ///
 /// See [`Agent::run`] for the loop and [`Agent::ask`] for the non-streaming form.
 #[derive(Clone)]

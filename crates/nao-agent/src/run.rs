@@ -10,16 +10,16 @@ use std::time::{Duration, Instant};
 
 use futures_core::Stream;
 use futures_util::StreamExt;
-use tokio_util::sync::{CancellationToken, DropGuard};
-
-use super::builder::AgentInner;
-use super::{Agent, AgentEvent, AgentOutcome, Conversation, StopReason};
-use crate::provider::collect_stream;
-use crate::tools::{ClarificationOutput, SuggestFollowUpsOutput};
-use crate::{
+use nao_core::provider::collect_stream;
+use nao_core::tools::{ClarificationOutput, SuggestFollowUpsOutput};
+use nao_core::{
     Completion, CompletionRequest, Message, RiskLevel, StreamEvent, ToolCall, ToolChoice,
     ToolContext, ToolResult, Usage,
 };
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use crate::builder::AgentInner;
+use crate::{Agent, AgentEvent, AgentOutcome, Conversation, StopReason};
 
 /// The events of one run, as a [`Stream`]. The run makes progress only while the stream is
 /// polled; dropping it stops the run (no further model or tool calls) and cancels any running
@@ -114,9 +114,9 @@ impl Agent {
     /// in call order; high-risk tools first emit [`AgentEvent::ApprovalNeeded`] and wait for
     /// the registry's approver), and feeds the results back, errors included, so the model can
     /// fix its SQL. It stops on a text answer, a clarification or follow-up suggestions. At
-    /// [`max_steps`](super::AgentSettings::max_steps), the
-    /// [`token_budget`](super::AgentSettings::token_budget) or
-    /// [`max_sql_failures`](super::AgentSettings::max_sql_failures) consecutive failed
+    /// [`max_steps`](crate::AgentSettings::max_steps), the
+    /// [`token_budget`](crate::AgentSettings::token_budget) or
+    /// [`max_sql_failures`](crate::AgentSettings::max_sql_failures) consecutive failed
     /// queries, it makes one last call without tools asking for a best-effort answer.
     ///
     /// The conversation is updated as the run goes (messages, query ids, usage), so after a

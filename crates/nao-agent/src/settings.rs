@@ -1,8 +1,7 @@
 //! Limits of one agent run and what goes into its system prompt.
 
+use nao_core::Usage;
 use serde::{Deserialize, Serialize};
-
-use crate::Usage;
 
 /// Limits of a run (steps, SQL retries, tokens) and the system prompt's schema budget.
 #[derive(Debug, Clone, PartialEq)]
