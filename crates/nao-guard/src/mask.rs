@@ -39,6 +39,56 @@ impl MaskRule {
     }
 }
 
+impl std::fmt::Display for MaskRule {
+    /// The rule as [`FromStr`](std::str::FromStr) reads it: `redact`, `hash`, `partial:4`,
+    /// `null`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MaskRule::Partial { keep_last } => write!(f, "partial:{keep_last}"),
+            other => f.write_str(other.name()),
+        }
+    }
+}
+
+impl std::str::FromStr for MaskRule {
+    type Err = String;
+
+    /// Reads `redact`, `hash`, `null`, `partial` (keeps 4) or `partial:N` (N from 0 to 255),
+    /// ASCII case-insensitive; the error says what is accepted.
+    ///
+    /// ```
+    /// use nao_guard::MaskRule;
+    ///
+    /// assert_eq!("hash".parse(), Ok(MaskRule::Hash));
+    /// assert_eq!("partial:2".parse(), Ok(MaskRule::Partial { keep_last: 2 }));
+    /// assert!("blur".parse::<MaskRule>().is_err());
+    /// ```
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let text = text.trim().to_ascii_lowercase();
+        let (name, argument) = match text.split_once(':') {
+            Some((name, argument)) => (name, Some(argument)),
+            None => (text.as_str(), None),
+        };
+        let rule = match (name, argument) {
+            ("redact", None) => MaskRule::Redact,
+            ("hash", None) => MaskRule::Hash,
+            ("null", None) => MaskRule::Null,
+            ("partial", None) => MaskRule::Partial { keep_last: 4 },
+            ("partial", Some(n)) => MaskRule::Partial {
+                keep_last: n.parse().map_err(|_| {
+                    format!("partial:{n}: the number of characters kept must be 0 to 255")
+                })?,
+            },
+            _ => {
+                return Err(format!(
+                    "unknown masking rule {text:?}: use redact, hash, null, partial or partial:N"
+                ));
+            }
+        };
+        Ok(rule)
+    }
+}
+
 /// A column pattern and the rule for the columns it matches.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct ColumnMask {
