@@ -213,6 +213,16 @@ pub struct ColumnInfo {
     pub nullable: bool,
     /// The column's comment, when it has one.
     pub comment: Option<String>,
+    /// How the host's policy masks the column's values in results
+    /// ([`Policy::mask_column`](nao_guard::Policy::mask_column)); set by the policy layer
+    /// ([`GovernedDialect`](crate::GovernedDialect)), `None` from adapters. Serialized as
+    /// the rule's text (`"hash"`, `"partial:4"`).
+    #[serde(
+        default,
+        with = "mask_rule_text",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub mask: Option<nao_guard::MaskRule>,
 }
 
 impl ColumnInfo {
@@ -223,6 +233,7 @@ impl ColumnInfo {
             engine_type: engine_type.into(),
             nullable,
             comment: None,
+            mask: None,
         }
     }
 
@@ -283,5 +294,29 @@ mod tests {
             }
         );
         assert_eq!(TableRef::parse(".orders").schema, None);
+    }
+}
+
+/// A masking rule as its text in JSON (nao-guard has no serde).
+mod mask_rule_text {
+    use nao_guard::MaskRule;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(
+        rule: &Option<MaskRule>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match rule {
+            Some(rule) => serializer.collect_str(rule),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<MaskRule>, D::Error> {
+        Option::<String>::deserialize(deserializer)?
+            .map(|text| text.parse().map_err(serde::de::Error::custom))
+            .transpose()
     }
 }

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::NameList;
 use crate::governed::GovernedDialect;
+use crate::masking::MaskKey;
 use crate::story::{MemoryStoryStore, StoryStore};
 use crate::{
     AuditSink, Dialect, ExecOptions, NoAudit, QueryId, QueryResult, ResultStore, ToolError,
@@ -50,16 +51,20 @@ impl Databases {
         self.by_name.values()
     }
 
-    /// Every database wrapped in a [`GovernedDialect`] applying `policy`.
-    pub fn governed_by(&self, policy: &Arc<Policy>) -> Databases {
+    /// Every database wrapped in a [`GovernedDialect`] applying the settings' policy and
+    /// masking key, reporting to `audit`.
+    pub fn governed_by(&self, settings: &Settings, audit: &Arc<dyn AuditSink>) -> Databases {
+        let policy = Arc::new(settings.policy.clone());
         let by_name = self
             .by_name
             .iter()
             .map(|(name, dialect)| {
-                let governed: Arc<dyn Dialect> = Arc::new(GovernedDialect::new(
-                    Arc::clone(dialect),
-                    Arc::clone(policy),
-                ));
+                let mut governed = GovernedDialect::new(Arc::clone(dialect), Arc::clone(&policy))
+                    .with_audit(Arc::clone(audit));
+                if let Some(key) = &settings.mask_key {
+                    governed = governed.with_mask_key(key.clone());
+                }
+                let governed: Arc<dyn Dialect> = Arc::new(governed);
                 (name.clone(), governed)
             })
             .collect();
@@ -122,6 +127,10 @@ pub struct Settings {
     pub max_page_rows: u64,
     /// Sample rows shown by describe_table.
     pub describe_sample_rows: u64,
+    /// The key that hash-masked values are hashed with
+    /// ([`MaskRule::Hash`](nao_guard::MaskRule::Hash)). `None`: one random key per process, so hashes agree
+    /// across the results of one process and nowhere else.
+    pub mask_key: Option<MaskKey>,
 }
 
 impl Default for Settings {
@@ -134,6 +143,7 @@ impl Default for Settings {
             render: RenderBudget::default(),
             max_page_rows: 200,
             describe_sample_rows: 3,
+            mask_key: None,
         }
     }
 }
@@ -157,6 +167,13 @@ impl Settings {
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Hashes masked values with `key` (see [`Settings::mask_key`]).
+    #[must_use]
+    pub fn with_mask_key(mut self, key: MaskKey) -> Self {
+        self.mask_key = Some(key);
         self
     }
 
@@ -223,13 +240,14 @@ impl ToolContext {
     /// A context over `databases` with default settings, a default result store and no audit.
     pub fn new(databases: Databases) -> Self {
         let settings = Settings::default();
+        let audit: Arc<dyn AuditSink> = Arc::new(NoAudit);
         ToolContext {
-            databases: databases.governed_by(&Arc::new(settings.policy.clone())),
+            databases: databases.governed_by(&settings, &audit),
             raw_databases: databases,
             results: Arc::new(ResultStore::default()),
             settings: Arc::new(settings),
             artifacts: Arc::default(),
-            audit: Arc::new(NoAudit),
+            audit,
             cancel: CancellationToken::new(),
             stories: Arc::new(MemoryStoryStore::new()),
         }
@@ -238,9 +256,7 @@ impl ToolContext {
     /// Uses these settings.
     #[must_use]
     pub fn with_settings(mut self, settings: Settings) -> Self {
-        self.databases = self
-            .raw_databases
-            .governed_by(&Arc::new(settings.policy.clone()));
+        self.databases = self.raw_databases.governed_by(&settings, &self.audit);
         self.settings = Arc::new(settings);
         self
     }
@@ -255,6 +271,7 @@ impl ToolContext {
     /// Sends audit records to `audit`.
     #[must_use]
     pub fn with_audit(mut self, audit: Arc<dyn AuditSink>) -> Self {
+        self.databases = self.raw_databases.governed_by(&self.settings, &audit);
         self.audit = audit;
         self
     }

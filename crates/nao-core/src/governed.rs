@@ -2,31 +2,45 @@
 //! policy to everything that passes through it, so no tool, prompt builder or MCP resource can
 //! forget it. [`ToolContext`](crate::ToolContext) hands out its databases only wrapped.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
-use nao_guard::{Policy, ReadOnlySql, SqlDialect, TableName};
+use futures_util::StreamExt;
+use nao_guard::{
+    MaskedOutput, OutputColumn, Policy, ReadOnlySql, Rejection, SqlDialect, TableName,
+};
 
+use crate::masking::{BatchMasker, MaskError, MaskKey, MaskedColumn};
 use crate::{
-    BatchStream, Dialect, DialectError, ExecOptions, TableFilter, TableInfo, TableRef, TableSchema,
+    AuditSink, BatchStream, Dialect, DialectError, ExecOptions, NoAudit, PolicyAction, PolicyEvent,
+    TableFilter, TableInfo, TableRef, TableSchema,
 };
 
 /// A database seen through the host's policy:
 /// - [`list_tables`](Dialect::list_tables) leaves out the tables the policy denies (the host's
 ///   allow and deny lists and the built-in sensitive catalogues);
 /// - [`describe_table`](Dialect::describe_table) answers for a denied table as for a missing
-///   one, and leaves out denied columns, so sample rows
+///   one, leaves out denied columns, so sample rows
 ///   ([`DialectExt::sample_rows`](crate::DialectExt::sample_rows), which selects the described
-///   columns) never read them;
+///   columns) never read them, and marks masked columns with their rule;
 /// - [`execute`](Dialect::execute) checks every statement against the policy again, whoever
-///   built it.
+///   built it, and masks the result columns that carry a masked column's values
+///   ([`Policy::mask_column`]) before any batch leaves the layer: keyed hashes, redaction,
+///   partial text or NULL, with the reason in the field's
+///   [`MASKED_FIELD_METADATA`](nao_render::MASKED_FIELD_METADATA) so every reader is told.
+///
+/// What it hid, refused and masked goes to the [`AuditSink`] as [`PolicyEvent`]s.
 ///
 /// ```
 /// # use std::sync::Arc;
-/// use nao_core::guard::Policy;
+/// use nao_core::guard::{MaskRule, Policy};
 /// use nao_core::{Dialect, GovernedDialect};
 /// # fn wrap(database: Arc<dyn Dialect>) -> Arc<dyn Dialect> {
-/// let policy = Arc::new(Policy::default().deny_column("customers.ssn"));
+/// let policy = Arc::new(
+///     Policy::default()
+///         .deny_column("customers.ssn")
+///         .mask_column("customers.email", MaskRule::Hash),
+/// );
 /// let governed: Arc<dyn Dialect> = Arc::new(GovernedDialect::new(database, policy));
 /// # governed }
 /// ```
@@ -34,12 +48,36 @@ use crate::{
 pub struct GovernedDialect {
     inner: Arc<dyn Dialect>,
     policy: Arc<Policy>,
+    mask_key: Option<MaskKey>,
+    audit: Arc<dyn AuditSink>,
 }
 
 impl GovernedDialect {
-    /// `inner` seen through `policy`.
+    /// `inner` seen through `policy`, hashing masked values with this process's random key
+    /// (see [`with_mask_key`](Self::with_mask_key)) and reporting to no audit sink.
     pub fn new(inner: Arc<dyn Dialect>, policy: Arc<Policy>) -> Self {
-        GovernedDialect { inner, policy }
+        GovernedDialect {
+            inner,
+            policy,
+            mask_key: None,
+            audit: Arc::new(NoAudit),
+        }
+    }
+
+    /// Hashes masked values with `key` instead of this process's random key: hashes then stay
+    /// the same across restarts and hosts that share the key (and can be compared across
+    /// results), at the price of a secret to keep.
+    #[must_use]
+    pub fn with_mask_key(mut self, key: MaskKey) -> Self {
+        self.mask_key = Some(key);
+        self
+    }
+
+    /// Reports what the policy hid, refused and masked to `audit`.
+    #[must_use]
+    pub fn with_audit(mut self, audit: Arc<dyn AuditSink>) -> Self {
+        self.audit = audit;
+        self
     }
 
     /// The database without the policy.
@@ -52,6 +90,13 @@ impl GovernedDialect {
         &self.policy
     }
 
+    fn event(&self, action: PolicyAction) {
+        self.audit.policy_event(PolicyEvent {
+            database: self.inner.name().to_owned(),
+            action,
+        });
+    }
+
     /// The error for a table the policy hides: the same words as for a missing table, so the
     /// answer does not say that it exists.
     fn hidden(&self, table: &TableRef) -> DialectError {
@@ -60,6 +105,90 @@ impl GovernedDialect {
             message: format!("there is no table {table} available here"),
             code: None,
         }
+    }
+
+    fn refused(&self, rejection: &Rejection) -> DialectError {
+        self.event(PolicyAction::StatementRefused {
+            code: rejection.kind().code().to_owned(),
+            reason: rejection.to_string(),
+        });
+        DialectError::Permission {
+            database: self.inner.name().to_owned(),
+            message: format!("this database's policy refuses the statement: {rejection}"),
+            code: None,
+        }
+    }
+
+    /// A masking failure: the result is withheld rather than shown unmasked.
+    fn withheld(&self, error: &MaskError) -> DialectError {
+        DialectError::Engine {
+            database: self.inner.name().to_owned(),
+            message: format!(
+                "the result was withheld because its masked columns could not be masked: {error}"
+            ),
+            code: None,
+            source: None,
+        }
+    }
+
+    /// The masker for a result of `schema` with `masks`, or `None` when nothing is masked.
+    fn masker(
+        &self,
+        schema: &arrow_schema::SchemaRef,
+        masks: &[MaskedOutput],
+    ) -> Result<Option<BatchMasker>, MaskError> {
+        if masks.is_empty() {
+            return Ok(None);
+        }
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        let mut columns = Vec::new();
+        let mut audit = Vec::new();
+        for mask in masks {
+            let found = mask.column().resolve(&names);
+            if found.is_empty() && !matches!(mask.column(), OutputColumn::Named { .. }) {
+                // A column the statement lists by position is missing: the result does not
+                // have the shape the guard read, so no column can be trusted to be unmasked.
+                return Err(MaskError::SchemaMismatch {
+                    reason: format!(
+                        "the statement selects the masked column {} at {:?}, but the result \
+                         has {} columns",
+                        mask.source(),
+                        mask.column(),
+                        names.len()
+                    ),
+                });
+            }
+            for index in found {
+                audit.push(format!(
+                    "{} <- {} ({})",
+                    names[index],
+                    mask.source(),
+                    mask.rule().name()
+                ));
+                columns.push(MaskedColumn::new(index, mask.rule(), mask.source()));
+            }
+        }
+        if columns.is_empty() {
+            return Ok(None);
+        }
+        let key = match &self.mask_key {
+            Some(key) => key.clone(),
+            None => process_key()?,
+        };
+        self.event(PolicyAction::ColumnsMasked { columns: audit });
+        BatchMasker::new(schema, columns, key).map(Some)
+    }
+}
+
+/// This process's random masking key, made once: hashes agree across every result and
+/// context of the process, and nowhere else.
+fn process_key() -> Result<MaskKey, MaskError> {
+    static KEY: OnceLock<Result<MaskKey, String>> = OnceLock::new();
+    match KEY.get_or_init(|| MaskKey::random().map_err(|e| e.to_string())) {
+        Ok(key) => Ok(key.clone()),
+        Err(message) => Err(MaskError::Randomness {
+            message: message.clone(),
+        }),
     }
 }
 
@@ -89,35 +218,80 @@ impl Dialect for GovernedDialect {
         options: &ExecOptions,
     ) -> Result<BatchStream, DialectError> {
         // The statement may come from any tool, or from a host that built it under another
-        // policy: judge it again under this one (the engine runs `sql` as it was given).
-        if let Err(rejection) = nao_guard::check(sql.sql(), sql.dialect(), &self.policy) {
-            return Err(DialectError::Permission {
-                database: self.inner.name().to_owned(),
-                message: format!("this database's policy refuses the statement: {rejection}"),
+        // policy: judge it again under this one (the engine runs `sql` as it was given), and
+        // take the columns to mask from this judgement, never from the caller's.
+        let checked = nao_guard::check(sql.sql(), sql.dialect(), &self.policy)
+            .map_err(|rejection| self.refused(&rejection))?;
+        let stream = self.inner.execute(sql, options).await?;
+        let masker = self
+            .masker(stream.schema(), checked.masked_outputs())
+            .map_err(|e| self.withheld(&e))?;
+        let Some(masker) = masker else {
+            return Ok(stream);
+        };
+        let database = self.inner.name().to_owned();
+        let schema = masker.output_schema().clone();
+        let masked = stream.map(move |batch| {
+            let batch = batch?;
+            masker.mask_batch(&batch).map_err(|e| DialectError::Engine {
+                database: database.clone(),
+                message: format!(
+                    "the result was withheld because its masked columns could not be masked: {e}"
+                ),
                 code: None,
-            });
-        }
-        self.inner.execute(sql, options).await
+                source: None,
+            })
+        });
+        Ok(BatchStream::new(schema, masked))
     }
 
     async fn list_tables(&self, filter: &TableFilter) -> Result<Vec<TableInfo>, DialectError> {
         let mut tables = self.inner.list_tables(filter).await?;
+        let mut hidden = Vec::new();
         tables.retain(|t| {
-            self.policy
-                .table_allowed(&guard_name(t.schema.as_deref(), &t.name))
+            let allowed = self
+                .policy
+                .table_allowed(&guard_name(t.schema.as_deref(), &t.name));
+            if !allowed {
+                hidden.push(match &t.schema {
+                    Some(schema) => format!("{schema}.{}", t.name),
+                    None => t.name.clone(),
+                });
+            }
+            allowed
         });
+        if !hidden.is_empty() {
+            self.event(PolicyAction::TablesHidden { tables: hidden });
+        }
         Ok(tables)
     }
 
     async fn describe_table(&self, table: &TableRef) -> Result<TableSchema, DialectError> {
         let name = guard_name(table.schema.as_deref(), &table.name);
         if !self.policy.table_allowed(&name) {
+            self.event(PolicyAction::TableHidden {
+                table: table.to_string(),
+            });
             return Err(self.hidden(table));
         }
         let mut schema = self.inner.describe_table(table).await?;
-        schema
-            .columns
-            .retain(|c| self.policy.column_allowed(&name, &c.name));
+        let mut hidden = Vec::new();
+        schema.columns.retain(|c| {
+            let allowed = self.policy.column_allowed(&name, &c.name);
+            if !allowed {
+                hidden.push(c.name.clone());
+            }
+            allowed
+        });
+        for column in &mut schema.columns {
+            column.mask = self.policy.column_mask(&name, &column.name);
+        }
+        if !hidden.is_empty() {
+            self.event(PolicyAction::ColumnsHidden {
+                table: table.to_string(),
+                columns: hidden,
+            });
+        }
         Ok(schema)
     }
 }

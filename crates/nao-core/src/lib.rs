@@ -81,6 +81,7 @@ mod dialect;
 mod error;
 mod exec;
 mod governed;
+pub mod masking;
 pub mod provider;
 mod query_result;
 mod registry;
@@ -100,7 +101,7 @@ pub mod arrow {
 pub use nao_guard as guard;
 pub use nao_render as render;
 
-pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
+pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit, PolicyAction, PolicyEvent};
 pub use catalog::{ColumnInfo, TableFilter, TableInfo, TableKind, TableRef, TableSchema};
 pub use chart::{AxisType, ChartSpec, ChartSpecError, ChartType};
 pub use collect::{CollectedBatches, collect_capped};
