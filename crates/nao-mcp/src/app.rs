@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use nao_core::guard::Policy;
+use nao_core::masking::MaskKey;
 use nao_core::{Databases, Dialect, Settings, ToolContext, tools};
 use nao_dialects::{EngineLimits, Isolation, Spill};
 use rmcp::ServiceExt;
@@ -26,6 +27,13 @@ pub enum ServeError {
     },
     /// The transport failed.
     Transport(String),
+    /// The masking key file could not be read or holds no usable key.
+    MaskKey {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong (never the key).
+        message: String,
+    },
 }
 
 impl std::fmt::Display for ServeError {
@@ -35,6 +43,9 @@ impl std::fmt::Display for ServeError {
                 write!(f, "could not open database {name:?}: {message}")
             }
             ServeError::Transport(message) => write!(f, "transport error: {message}"),
+            ServeError::MaskKey { path, message } => {
+                write!(f, "masking key file {}: {message}", path.display())
+            }
         }
     }
 }
@@ -172,6 +183,9 @@ pub fn settings(options: &Options) -> Settings {
     for pattern in &options.deny_columns {
         policy = policy.deny_column(pattern.as_str());
     }
+    for (pattern, rule) in &options.mask_columns {
+        policy = policy.mask_column(pattern.as_str(), *rule);
+    }
     let mut settings = Settings::default().with_policy(policy);
     if let Some(rows) = options.max_rows {
         settings = settings.with_max_rows(rows);
@@ -182,10 +196,32 @@ pub fn settings(options: &Options) -> Settings {
     settings
 }
 
+/// The masking key in `path`: 32 hex digits, else the file's text as a passphrase (without
+/// its trailing line break).
+fn read_mask_key(path: &std::path::Path) -> Result<MaskKey, ServeError> {
+    let error = |message: String| ServeError::MaskKey {
+        path: path.to_owned(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
+    let text = text.trim_end_matches(['\n', '\r']);
+    let hex = text.len() == 32 && text.bytes().all(|b| b.is_ascii_hexdigit());
+    let key = if hex {
+        MaskKey::from_hex(text)
+    } else {
+        MaskKey::from_passphrase(text)
+    };
+    key.map_err(|e| error(e.to_string()))
+}
+
 /// The server the options describe: the SQL tools over the opened databases.
 pub async fn build_server(options: &Options) -> Result<McpServer, ServeError> {
     let databases = open_databases(options).await?;
-    let ctx = ToolContext::new(databases).with_settings(settings(options));
+    let mut settings = settings(options);
+    if let Some(path) = &options.mask_key_file {
+        settings = settings.with_mask_key(read_mask_key(path)?);
+    }
+    let ctx = ToolContext::new(databases).with_settings(settings);
     Ok(McpServer::new(tools::sql_tools(), ctx))
 }
 

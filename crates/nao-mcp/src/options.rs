@@ -3,7 +3,10 @@
 
 use std::fmt;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
+
+use nao_core::guard::MaskRule;
 
 pub use crate::redact::redact_url;
 
@@ -41,6 +44,16 @@ LIMITS:
     --deny-column PATTERN    These columns may not be read or shown (repeatable;
                              `customers.email`, `*.ssn`): left out of descriptions, samples,
                              resources and the schema, and refused in queries.
+    --mask-column PATTERN=RULE
+                             These columns' values are masked wherever they are shown
+                             (repeatable; `customers.email=hash`, `*.ssn=partial:4`). RULE is
+                             hash (keyed: equal values stay equal, so grouping, joins and
+                             counts still work), redact, null, or partial:N (the last N
+                             characters). Queries may select, compare (=, IN, IS NULL), group,
+                             join on and count such a column; other uses are refused.
+    --mask-key-file PATH     The key for hash masking, read from a file (32 hex digits, as
+                             `openssl rand -hex 16` prints, or a long passphrase), so hashes
+                             stay the same across restarts. Default: a random key per run.
     --max-request-bytes N    Largest JSON-RPC message accepted (default 4194304).
 
 EMBEDDED ENGINES (SQLite, DuckDB):
@@ -122,6 +135,10 @@ pub struct Options {
     pub deny_tables: Vec<String>,
     /// Column denylist patterns.
     pub deny_columns: Vec<String>,
+    /// Masked columns: pattern and rule.
+    pub mask_columns: Vec<(String, MaskRule)>,
+    /// The file holding the key for hash masking.
+    pub mask_key_file: Option<PathBuf>,
     /// Largest JSON-RPC message accepted, in bytes.
     pub max_request_bytes: usize,
     /// The transport.
@@ -180,6 +197,8 @@ impl Default for Options {
             allow_tables: Vec::new(),
             deny_tables: Vec::new(),
             deny_columns: Vec::new(),
+            mask_columns: Vec::new(),
+            mask_key_file: None,
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             transport: Transport::Stdio,
             max_sessions: DEFAULT_MAX_SESSIONS,
@@ -248,6 +267,10 @@ impl Options {
                 "--allow-table" => options.allow_tables.push(value("--allow-table")?),
                 "--deny-table" => options.deny_tables.push(value("--deny-table")?),
                 "--deny-column" => options.deny_columns.push(value("--deny-column")?),
+                "--mask-column" => options
+                    .mask_columns
+                    .push(mask_column(&value("--mask-column")?)?),
+                "--mask-key-file" => options.mask_key_file = Some(value("--mask-key-file")?.into()),
                 "--max-request-bytes" => {
                     let bytes = number(&value("--max-request-bytes")?, "--max-request-bytes")?;
                     options.max_request_bytes = usize::try_from(bytes)
@@ -352,6 +375,25 @@ fn database_arg(text: &str) -> DatabaseArg {
         name: "default".to_owned(),
         url: text.to_owned(),
     }
+}
+
+/// `PATTERN=RULE` of `--mask-column`.
+fn mask_column(text: &str) -> Result<(String, MaskRule), UsageError> {
+    let Some((pattern, rule)) = text.rsplit_once('=') else {
+        return Err(UsageError(format!(
+            "--mask-column wants PATTERN=RULE, such as customers.email=hash; got {}",
+            shown(text)
+        )));
+    };
+    if pattern.trim().is_empty() {
+        return Err(UsageError(
+            "--mask-column wants a column pattern before =".into(),
+        ));
+    }
+    let rule = rule
+        .parse()
+        .map_err(|why| UsageError(format!("--mask-column {}: {why}", shown(pattern))))?;
+    Ok((pattern.trim().to_owned(), rule))
 }
 
 fn number(text: &str, flag: &str) -> Result<u64, UsageError> {
@@ -467,6 +509,11 @@ mod tests {
             "--deny-table=hr.*",
             "--deny-column",
             "customers.email",
+            "--mask-column",
+            "customers.phone=partial:2",
+            "--mask-column=*.ssn=hash",
+            "--mask-key-file",
+            "/run/secrets/nao-mask-key",
             "--http",
             "127.0.0.1:8080",
             "--max-sessions",
@@ -499,6 +546,20 @@ mod tests {
         assert_eq!(options.allow_tables, ["orders"]);
         assert_eq!(options.deny_tables, ["hr.*"]);
         assert_eq!(options.deny_columns, ["customers.email"]);
+        assert_eq!(
+            options.mask_columns,
+            [
+                (
+                    "customers.phone".to_owned(),
+                    MaskRule::Partial { keep_last: 2 }
+                ),
+                ("*.ssn".to_owned(), MaskRule::Hash)
+            ]
+        );
+        assert_eq!(
+            options.mask_key_file.as_deref(),
+            Some(std::path::Path::new("/run/secrets/nao-mask-key"))
+        );
         assert_eq!(
             options.transport,
             Transport::Http("127.0.0.1:8080".parse().unwrap())
