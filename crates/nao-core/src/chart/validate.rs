@@ -1,6 +1,7 @@
 //! Checking a [`ChartSpec`] against the result it charts, with messages the model can act on.
 
 use arrow_schema::{DataType, Schema};
+use nao_render::quoted;
 
 use super::values::{is_temporal, is_text, looks_like_iso_date, x_value_at};
 use super::{AxisType, ChartSpec, ChartType, XValue};
@@ -20,7 +21,10 @@ pub const MAX_TITLE_CHARS: usize = 200;
 #[non_exhaustive]
 pub enum ChartSpecError {
     /// A key names no column of the result.
-    #[error("{role} {key:?} is not a column of the result; the columns are: {columns}")]
+    #[error(
+        "{role} {} is not a column of the result; the columns are: {columns}",
+        quoted(.key, MAX_QUOTED_CHARS)
+    )]
     UnknownColumn {
         /// Which argument (`x_axis_key`, `series[0].data_key`).
         role: String,
@@ -31,9 +35,10 @@ pub enum ChartSpecError {
     },
     /// A series column is not numeric.
     #[error(
-        "series {key:?} has type {data_type}, which is not numeric; series must be numeric \
+        "series {} has type {data_type}, which is not numeric; series must be numeric \
          columns (numeric columns here: {numeric}). Aggregate or CAST it in the SQL, or pick \
-         another column."
+         another column.",
+        quoted(.key, MAX_QUOTED_CHARS)
     )]
     NotNumeric {
         /// The column.
@@ -44,7 +49,10 @@ pub enum ChartSpecError {
         numeric: String,
     },
     /// The x axis type does not fit the x column.
-    #[error("x_axis_type {axis:?} does not fit column {key:?} ({data_type}): {hint}")]
+    #[error(
+        "x_axis_type {axis:?} does not fit column {} ({data_type}): {hint}",
+        quoted(.key, MAX_QUOTED_CHARS)
+    )]
     AxisMismatch {
         /// The requested axis type.
         axis: String,
@@ -75,16 +83,38 @@ pub enum ChartSpecError {
     },
 }
 
+/// The longest key or value quoted in a message, in characters.
+const MAX_QUOTED_CHARS: usize = 80;
+/// Bytes of column names listed in a message before the rest are only counted.
+const MAX_LIST_BYTES: usize = 1_024;
+
 fn column_list(schema: &Schema) -> String {
-    let cols: Vec<String> = schema
-        .fields()
-        .iter()
-        .map(|f| format!("{} ({})", f.name(), f.data_type()))
-        .collect();
-    if cols.is_empty() {
+    name_list(
+        schema
+            .fields()
+            .iter()
+            .map(|f| format!("{} ({})", f.name(), f.data_type())),
+    )
+}
+
+/// Names joined by `, ` up to about [`MAX_LIST_BYTES`], then `and N more`; `(none)` if empty.
+fn name_list(names: impl ExactSizeIterator<Item = String>) -> String {
+    let total = names.len();
+    let mut out = String::new();
+    for (index, name) in names.enumerate() {
+        if out.len() >= MAX_LIST_BYTES {
+            out.push_str(&format!("and {} more", total - index));
+            break;
+        }
+        out.push_str(&name);
+        if index + 1 < total {
+            out.push_str(", ");
+        }
+    }
+    if out.is_empty() {
         "(none)".to_owned()
     } else {
-        cols.join(", ")
+        out
     }
 }
 
@@ -132,20 +162,16 @@ pub fn validate(spec: &ChartSpec, result: &QueryResult) -> Result<(), ChartSpecE
     for (i, series) in spec.series.iter().enumerate() {
         let (_, data_type) = find(schema, &format!("series[{i}].data_key"), &series.data_key)?;
         if !data_type.is_numeric() {
-            let numeric: Vec<&str> = schema
+            let numeric: Vec<String> = schema
                 .fields()
                 .iter()
                 .filter(|f| f.data_type().is_numeric())
-                .map(|f| f.name().as_str())
+                .map(|f| f.name().clone())
                 .collect();
             return Err(ChartSpecError::NotNumeric {
                 key: series.data_key.clone(),
                 data_type: data_type.to_string(),
-                numeric: if numeric.is_empty() {
-                    "(none)".to_owned()
-                } else {
-                    numeric.join(", ")
-                },
+                numeric: name_list(numeric.into_iter()),
             });
         }
         if let Some(color) = &series.color
@@ -153,8 +179,9 @@ pub fn validate(spec: &ChartSpec, result: &QueryResult) -> Result<(), ChartSpecE
         {
             return Err(ChartSpecError::Invalid {
                 message: format!(
-                    "series[{i}].color {color:?} is not a colour; use #rgb, #rrggbb or a name \
-                     such as steelblue"
+                    "series[{i}].color {} is not a colour; use #rgb, #rrggbb or a name such as \
+                     steelblue",
+                    quoted(color, MAX_QUOTED_CHARS)
                 ),
             });
         }
@@ -246,8 +273,9 @@ fn check_axis(
                         && !looks_like_iso_date(&text)
                     {
                         return Err(mismatch(&format!(
-                            "the value {text:?} is not an ISO-8601 date (YYYY, YYYY-MM, \
-                             YYYY-MM-DD); format it in the SQL or use x_axis_type \"category\""
+                            "the value {} is not an ISO-8601 date (YYYY, YYYY-MM, \
+                             YYYY-MM-DD); format it in the SQL or use x_axis_type \"category\"",
+                            quoted(&text, MAX_QUOTED_CHARS)
                         )));
                     }
                 }

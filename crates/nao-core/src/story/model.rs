@@ -112,9 +112,9 @@ pub enum StoryError {
 pub fn check_slug(id: &str) -> Result<(), StoryError> {
     let bad = |why: &str| StoryError::InvalidId {
         message: format!(
-            "story id {:?} is not a slug: {why}. Use lowercase letters, digits and single \
+            "story id {} is not a slug: {why}. Use lowercase letters, digits and single \
              hyphens, such as \"q3-revenue-review\"",
-            crate::render::escape_cell(id, 80)
+            nao_render::quoted(id, 80)
         ),
     };
     if id.is_empty() {
@@ -129,7 +129,10 @@ pub fn check_slug(id: &str) -> Result<(), StoryError> {
         .chars()
         .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
     {
-        return Err(bad(&format!("it contains {c:?}")));
+        return Err(bad(&format!(
+            "it contains {}",
+            nao_render::quoted(c.encode_utf8(&mut [0; 4]), 1)
+        )));
     }
     if id.starts_with('-') || id.ends_with('-') || id.contains("--") {
         return Err(bad("hyphens must be single and between letters or digits"));

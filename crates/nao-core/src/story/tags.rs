@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use nao_render::quoted;
 use serde::Serialize;
 
 use crate::chart::{AxisType, ChartType, Series};
@@ -367,8 +368,9 @@ impl<'a> Scanner<'a> {
                 return Err((
                     p,
                     format!(
-                        "unexpected {c:?} in `<{tag}`: write attributes as name=\"value\" and \
+                        "unexpected {} in `<{tag}`: write attributes as name=\"value\" and \
                          end the tag with `{}`",
+                        quoted(c.encode_utf8(&mut [0; 4]), 1),
                         if tag == "grid" { ">" } else { "/>" }
                     ),
                 ));
@@ -516,8 +518,8 @@ impl<'a> Scanner<'a> {
                 self.error(
                     a.value_at,
                     format!(
-                        "unknown chart_type {:?}; use one of {}",
-                        crate::render::escape_cell(&a.value, 40),
+                        "unknown chart_type {}; use one of {}",
+                        quoted(&a.value, 40),
                         names.join(", ")
                     ),
                 );
@@ -537,8 +539,8 @@ impl<'a> Scanner<'a> {
                 self.error(
                     a.value_at,
                     format!(
-                        "unknown x_axis_type {:?}; use date, number or category",
-                        crate::render::escape_cell(&a.value, 40)
+                        "unknown x_axis_type {}; use date, number or category",
+                        quoted(&a.value, 40)
                     ),
                 );
             }
@@ -638,8 +640,8 @@ impl<'a> Scanner<'a> {
                 self.error(
                     attribute.value_at,
                     format!(
-                        "grid cols must be 1, 2, 3 or 4, not {:?}",
-                        crate::render::escape_cell(&attribute.value, 20)
+                        "grid cols must be 1, 2, 3 or 4, not {}",
+                        quoted(&attribute.value, 20)
                     ),
                 );
                 None

@@ -49,9 +49,9 @@ pub async fn validate_story(code: &str, results: &ResultStore) -> Result<Vec<Sto
                 line: tag.line,
                 column: tag.column,
                 message: format!(
-                    "no query result has the id {:?}: cite a query_id that execute_sql \
+                    "no query result has the id {}: cite a query_id that execute_sql \
                      returned in this conversation, or run the query again",
-                    crate::render::escape_cell(query_id, 60)
+                    nao_render::quoted(query_id, 60)
                 ),
             });
             continue;

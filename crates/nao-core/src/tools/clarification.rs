@@ -74,9 +74,13 @@ impl Tool for Clarification {
     }
 
     fn render(&self, output: &ClarificationOutput) -> String {
-        let mut out = format!("Asked the user: {}\n", output.question);
+        // The model's own words, echoed: escaped so they cannot restructure the output.
+        let mut out = format!(
+            "Asked the user: {}\n",
+            nao_render::escape_cell(&output.question, 500)
+        );
         for option in &output.options {
-            out.push_str(&format!("- {option}\n"));
+            out.push_str(&format!("- {}\n", nao_render::escape_cell(option, 200)));
         }
         out.push_str("Wait for the user's reply.\n");
         out

@@ -1,12 +1,25 @@
 //! describe_table: a table's columns, types, nullability and comments, with a few sample rows.
 
 use async_trait::async_trait;
-use nao_render::{RenderBudget, ResultFacts, render_result};
+use nao_render::{
+    MarkdownTable, RenderBudget, ResultFacts, code_block, escape_cell, render_result,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::markdown_table;
 use crate::{ColumnInfo, DialectExt, TableRef, Tool, ToolContext, ToolError};
+
+/// The most columns listed.
+const MAX_LISTED_COLUMNS: usize = 1_000;
+/// The most bytes of the column list (names, types and comments come from the database).
+const MAX_COLUMN_LIST_BYTES: usize = 32 * 1024;
+/// The longest name, type or column comment shown, in characters.
+const MAX_CELL_CHARS: usize = 200;
+/// The longest table name and table comment shown, in characters.
+const MAX_TABLE_NAME_CHARS: usize = 200;
+const MAX_TABLE_COMMENT_CHARS: usize = 500;
+/// The longest error message of the sample query shown, in characters.
+const MAX_SAMPLE_ERROR_CHARS: usize = 2_000;
 
 /// Arguments of describe_table.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -73,7 +86,8 @@ impl Tool for DescribeTable {
             match database.sample_rows(&table, rows, &options).await {
                 Ok(sample) => {
                     let facts = ResultFacts::new("sample", sample.row_count);
-                    let budget = RenderBudget::default()
+                    let budget = settings
+                        .render
                         .with_max_rows(usize::try_from(rows).unwrap_or(usize::MAX));
                     Some(render_result(
                         &sample.schema,
@@ -82,7 +96,11 @@ impl Tool for DescribeTable {
                         &budget,
                     ))
                 }
-                Err(error) => Some(format!("Sample rows could not be read: {error}\n")),
+                // The engine's message may quote names and values: quoted, never prose.
+                Err(error) => Some(format!(
+                    "Sample rows could not be read:\n\n{}",
+                    code_block(&error.to_string(), MAX_SAMPLE_ERROR_CHARS)
+                )),
             }
         };
         Ok(DescribeTableOutput {
@@ -95,28 +113,29 @@ impl Tool for DescribeTable {
     }
 
     fn render(&self, output: &DescribeTableOutput) -> String {
-        let mut out = format!("Table {} ({} columns)", output.table, output.columns.len());
+        let columns = output.columns.len();
+        let mut out = format!(
+            "Table {} ({columns} column{})",
+            escape_cell(&output.table, MAX_TABLE_NAME_CHARS),
+            if columns == 1 { "" } else { "s" }
+        );
         if let Some(comment) = &output.comment {
-            out.push_str(&format!(": {}", nao_render::escape_cell(comment, 500)));
+            out.push_str(": ");
+            out.push_str(&escape_cell(comment, MAX_TABLE_COMMENT_CHARS));
         }
         out.push_str(".\n\n");
-        let rows: Vec<Vec<String>> = output
-            .columns
-            .iter()
-            .map(|c| {
-                vec![
-                    c.name.clone(),
-                    c.engine_type.clone(),
-                    if c.nullable { "yes" } else { "no" }.to_owned(),
-                    c.comment.clone().unwrap_or_default(),
-                ]
-            })
-            .collect();
-        out.push_str(&markdown_table(
-            &["column", "type", "nullable", "comment"],
-            &rows,
-            200,
-        ));
+        let budget = RenderBudget::default()
+            .with_max_rows(MAX_LISTED_COLUMNS)
+            .with_max_bytes(MAX_COLUMN_LIST_BYTES)
+            .with_max_cell_chars(MAX_CELL_CHARS);
+        let mut table = MarkdownTable::new(["column", "type", "nullable", "comment"], &budget)
+            .with_row_noun("column", "columns");
+        for c in &output.columns {
+            let nullable = if c.nullable { "yes" } else { "no" };
+            let comment = c.comment.as_deref().unwrap_or_default();
+            table.push_row([c.name.as_str(), &c.engine_type, nullable, comment]);
+        }
+        out.push_str(&table.finish());
         if let Some(samples) = &output.samples {
             out.push_str("\nSample rows:\n\n");
             out.push_str(samples);

@@ -1,7 +1,10 @@
 //! display_chart: a chart over a stored result, validated against its columns and rows, handed
 //! to the host as a typed spec plus Vega-Lite.
 
+use std::fmt::Write as _;
+
 use async_trait::async_trait;
+use nao_render::{escape_cell, inline_code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -118,65 +121,66 @@ impl Tool for DisplayChart {
     }
 }
 
+/// The longest title, label or x value quoted in the summary, in characters.
+const MAX_TEXT_CHARS: usize = 120;
+/// The longest column name quoted in the summary, in characters.
+const MAX_KEY_CHARS: usize = 64;
+
 /// What the model is told: the chart is shown, what it plots, and each series' range, so it
-/// can describe the chart without seeing it.
+/// can describe the chart without seeing it. Titles, labels and x values (from the model and
+/// the database) are escaped, column names are code spans.
 fn summary(chart_id: &str, spec: &ChartSpec, data: &ChartData) -> String {
-    let one_line = |s: &str| nao_render::escape_cell(s, 120);
+    let text = |s: &str| escape_cell(s, MAX_TEXT_CHARS);
+    let key = |s: &str| inline_code(s, MAX_KEY_CHARS);
     let mut out = format!(
-        "Chart `{chart_id}` is shown to the user: {} \"{}\" of query `{}`, {} row{}.\n",
+        "Chart {} is shown to the user: {} \"{}\" of query {}, {} row{}.\n",
+        inline_code(chart_id, MAX_KEY_CHARS),
         spec.chart_type.name(),
-        one_line(&spec.title),
-        spec.query_id,
+        text(&spec.title),
+        inline_code(&spec.query_id, MAX_KEY_CHARS),
         data.len(),
         if data.len() == 1 { "" } else { "s" }
     );
     if spec.chart_type != ChartType::KpiCard {
-        let first = data
-            .x
-            .first()
-            .map(|x| one_line(&x.label()))
-            .unwrap_or_default();
-        let last = data
-            .x
-            .last()
-            .map(|x| one_line(&x.label()))
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "- x: `{}` ({}), from {first} to {last}\n",
-            one_line(&spec.x_axis_key),
+        let first = data.x.first().map(|x| text(&x.label())).unwrap_or_default();
+        let last = data.x.last().map(|x| text(&x.label())).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "- x: {} ({}), from {first} to {last}",
+            key(&spec.x_axis_key),
             spec.x_axis_type.name()
-        ));
+        );
     }
     for series in &data.series {
         let values: Vec<f64> = series.values.iter().flatten().copied().collect();
         let nulls = series.values.len() - values.len();
-        let label = one_line(&series.label);
-        let key = one_line(&series.data_key);
+        let label = text(&series.label);
+        let data_key = key(&series.data_key);
         if spec.chart_type == ChartType::KpiCard {
             let value = values
                 .first()
                 .map_or("NULL".to_owned(), |v| crate::chart::format_number(*v));
-            out.push_str(&format!("- {label} (`{key}`): {value}\n"));
+            let _ = writeln!(out, "- {label} ({data_key}): {value}");
+            continue;
+        }
+        if values.is_empty() {
+            let _ = writeln!(out, "- series {label} ({data_key}): all NULL");
             continue;
         }
         let min = values.iter().copied().fold(f64::INFINITY, f64::min);
         let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let sum: f64 = values.iter().sum();
-        if values.is_empty() {
-            out.push_str(&format!("- series {label} (`{key}`): all NULL\n"));
-        } else {
-            out.push_str(&format!(
-                "- series {label} (`{key}`): min {}, max {}, total {}{}\n",
-                crate::chart::format_number(min),
-                crate::chart::format_number(max),
-                crate::chart::format_number(sum),
-                if nulls > 0 {
-                    format!(", {nulls} NULL")
-                } else {
-                    String::new()
-                }
-            ));
+        let _ = write!(
+            out,
+            "- series {label} ({data_key}): min {}, max {}, total {}",
+            crate::chart::format_number(min),
+            crate::chart::format_number(max),
+            crate::chart::format_number(sum),
+        );
+        if nulls > 0 {
+            let _ = write!(out, ", {nulls} NULL");
         }
+        out.push('\n');
     }
     out.push_str("Do not repeat the numbers as a table; describe what the chart shows.\n");
     out

@@ -68,7 +68,8 @@ impl Tool for SuggestFollowUps {
     fn render(&self, output: &SuggestFollowUpsOutput) -> String {
         let mut out = String::from("Suggested to the user:\n");
         for suggestion in &output.suggestions {
-            out.push_str(&format!("- {suggestion}\n"));
+            // The model's own words, echoed: escaped so they cannot restructure the output.
+            out.push_str(&format!("- {}\n", nao_render::escape_cell(suggestion, 300)));
         }
         out
     }

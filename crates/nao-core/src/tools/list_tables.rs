@@ -1,14 +1,18 @@
 //! list_tables: the tables and views the agent can query.
 
 use async_trait::async_trait;
+use nao_render::{MarkdownTable, RenderBudget};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::markdown_table;
 use crate::{TableFilter, TableKind, Tool, ToolContext, ToolError};
 
 /// The most tables one call lists; the rest are counted.
 const MAX_LISTED: usize = 300;
+/// The most bytes of the rendered list (table names and comments come from the database).
+const MAX_RENDERED_BYTES: usize = 24 * 1024;
+/// The longest name or comment shown, in characters.
+const MAX_CELL_CHARS: usize = 200;
 
 /// Arguments of list_tables.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -110,29 +114,26 @@ impl Tool for ListTables {
         if several {
             headers.insert(0, "database_id");
         }
-        let rows: Vec<Vec<String>> = output
-            .tables
-            .iter()
-            .map(|t| {
-                let mut row = vec![
-                    t.table.clone(),
-                    t.kind.to_string(),
-                    t.comment.clone().unwrap_or_default(),
-                ];
-                if several {
-                    row.insert(0, t.database_id.clone());
-                }
-                row
-            })
-            .collect();
-        let mut out = format!("{} tables.\n\n", output.total);
-        out.push_str(&markdown_table(&headers, &rows, 200));
-        if output.total > output.tables.len() {
-            out.push_str(&format!(
-                "\n- {} more tables are not shown: narrow the list with schema or pattern.\n",
-                output.total - output.tables.len()
-            ));
+        let budget = RenderBudget::default()
+            .with_max_rows(MAX_LISTED)
+            .with_max_bytes(MAX_RENDERED_BYTES)
+            .with_max_cell_chars(MAX_CELL_CHARS);
+        let mut table = MarkdownTable::new(headers, &budget)
+            .with_row_noun("table", "tables")
+            .with_more_rows_hint("narrow the list with schema or pattern")
+            .with_total_rows(output.total as u64);
+        for t in &output.tables {
+            let kind = t.kind.to_string();
+            let comment = t.comment.as_deref().unwrap_or_default();
+            if several {
+                table.push_row([t.database_id.as_str(), &t.table, &kind, comment]);
+            } else {
+                table.push_row([t.table.as_str(), &kind, comment]);
+            }
         }
+        let tables = if output.total == 1 { "table" } else { "tables" };
+        let mut out = format!("{} {tables}.\n\n", output.total);
+        out.push_str(&table.finish());
         out
     }
 }

@@ -80,30 +80,3 @@ pub(crate) fn truncation_code(truncation: &Truncation) -> &'static str {
         _ => "other",
     }
 }
-
-/// A Markdown table whose cells are escaped by the renderer (pipes, newlines, markup).
-pub(crate) fn markdown_table(
-    headers: &[&str],
-    rows: &[Vec<String>],
-    max_cell_chars: usize,
-) -> String {
-    let mut out = String::new();
-    out.push('|');
-    for header in headers {
-        out.push(' ');
-        out.push_str(&nao_render::escape_cell(header, max_cell_chars));
-        out.push_str(" |");
-    }
-    out.push_str("\n|");
-    out.push_str(&"---|".repeat(headers.len()));
-    for row in rows {
-        out.push_str("\n|");
-        for cell in row {
-            out.push(' ');
-            out.push_str(&nao_render::escape_cell(cell, max_cell_chars));
-            out.push_str(" |");
-        }
-    }
-    out.push('\n');
-    out
-}

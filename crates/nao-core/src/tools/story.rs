@@ -2,10 +2,13 @@
 //! grid tags; every write is validated, then saved as a new version.
 
 use async_trait::async_trait;
+use nao_render::{escape_cell, inline_code, quoted};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::story::{MAX_STORY_BYTES, MAX_TITLE_CHARS, StoryError, TagKind, check_slug};
+use crate::story::{
+    MAX_SLUG_CHARS, MAX_STORY_BYTES, MAX_TITLE_CHARS, StoryError, TagKind, check_slug,
+};
 use crate::{Artifact, Tool, ToolContext, ToolError, story::validate_story};
 
 /// What a story call does.
@@ -178,12 +181,12 @@ impl Tool for StoryTool {
                     .map_err(store_error)?
                     .ok_or_else(|| store_error(StoryError::NotFound { id: id.to_owned() }))?;
                 let lines = occurrence_lines(&latest.code, &search);
-                let shown = crate::render::escape_cell(&search, 80);
+                let shown = quoted(&search, 80);
                 match lines.len() {
                     1 => {}
                     0 => {
                         return Err(invalid(format!(
-                            "search text \"{shown}\" occurs 0 times in version {} of story \
+                            "search text {shown} occurs 0 times in version {} of story \
                              `{id}`; copy it exactly from the current code (whitespace and case \
                              count), or use action \"replace\"",
                             latest.number
@@ -192,7 +195,7 @@ impl Tool for StoryTool {
                     n => {
                         let at: Vec<String> = lines.iter().take(10).map(usize::to_string).collect();
                         return Err(invalid(format!(
-                            "search text \"{shown}\" occurs {n} times in version {} of story \
+                            "search text {shown} occurs {n} times in version {} of story \
                              `{id}` (lines {}); include more surrounding text so it occurs \
                              exactly once",
                             latest.number,
@@ -256,10 +259,11 @@ impl Tool for StoryTool {
             }),
         ));
         let markdown = format!(
-            "Story `{id}` \"{}\" saved as version {} ({} chart{}, {} table{}, {} grid{}, {} \
+            "Story {} \"{}\" saved as version {} ({} chart{}, {} table{}, {} grid{}, {} \
              lines). The user sees it rendered; to change it, call story again with action \
              \"update\" (one exact search/replace) or \"replace\" (whole code).\n",
-            crate::render::escape_cell(&version.title, 120),
+            inline_code(id, MAX_SLUG_CHARS),
+            escape_cell(&version.title, 120),
             version.number,
             charts,
             if charts == 1 { "" } else { "s" },
