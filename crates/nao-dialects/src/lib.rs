@@ -51,11 +51,12 @@
 //! - [`demo`]: a deterministic e-commerce database (six tables, about 300 000 rows, comments
 //!   on tables and columns) generated as Arrow batches; `SqliteDialect::demo` and
 //!   `DuckDbDialect::demo` load it.
-//! - [`conformance`]: the checks every adapter passes against its real engine, for adapters
-//!   written outside this crate too.
+//! - `conformance` (feature `conformance`, off by default): the checks every adapter passes
+//!   against its real engine, for adapters written outside this crate too.
 //! - `story_store` (with `sqlite`): a durable story store on SQLite.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod demo;
 #[cfg(feature = "duckdb")]
