@@ -37,7 +37,6 @@ pub async fn collect_capped(
     database: &str,
     started: Instant,
 ) -> Result<CollectedBatches, DialectError> {
-    let schema = stream.schema().clone();
     let deadline = started + options.timeout;
     let mut batches = Vec::new();
     let mut rows: u64 = 0;
@@ -100,6 +99,7 @@ pub async fn collect_capped(
         rows += batch_rows;
         batches.push(batch);
     }
+    let schema = stream.read_schema();
     drop(stream);
     Ok(CollectedBatches {
         schema,

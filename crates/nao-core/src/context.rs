@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::NameList;
 use crate::governed::GovernedDialect;
-use crate::masking::MaskKey;
+use crate::masking::{MaskKey, ValueDetector};
 use crate::story::{MemoryStoryStore, StoryStore};
 use crate::{
     AuditSink, Dialect, ExecOptions, NoAudit, QueryId, QueryResult, ResultStore, ToolError,
@@ -63,6 +63,9 @@ impl Databases {
                     .with_audit(Arc::clone(audit));
                 if let Some(key) = &settings.mask_key {
                     governed = governed.with_mask_key(key.clone());
+                }
+                if let Some(detector) = &settings.value_detector {
+                    governed = governed.with_value_detector(detector.clone());
                 }
                 let governed: Arc<dyn Dialect> = Arc::new(governed);
                 (name.clone(), governed)
@@ -131,6 +134,10 @@ pub struct Settings {
     /// ([`MaskRule::Hash`](nao_guard::MaskRule::Hash)). `None`: one random key per process, so hashes agree
     /// across the results of one process and nowhere else.
     pub mask_key: Option<MaskKey>,
+    /// Looks for personal values (email addresses, phone and card numbers, IBANs, national
+    /// ids) in text columns no rule masks and replaces them with labels (`[email]`). Off
+    /// (`None`) by default: it costs a pass over every text cell.
+    pub value_detector: Option<ValueDetector>,
 }
 
 impl Default for Settings {
@@ -144,6 +151,7 @@ impl Default for Settings {
             max_page_rows: 200,
             describe_sample_rows: 3,
             mask_key: None,
+            value_detector: None,
         }
     }
 }
@@ -174,6 +182,13 @@ impl Settings {
     #[must_use]
     pub fn with_mask_key(mut self, key: MaskKey) -> Self {
         self.mask_key = Some(key);
+        self
+    }
+
+    /// Turns on the value detector (see [`Settings::value_detector`]).
+    #[must_use]
+    pub fn with_value_detector(mut self, detector: ValueDetector) -> Self {
+        self.value_detector = Some(detector);
         self
     }
 

@@ -90,12 +90,17 @@ impl ExecOptions {
 
 type BoxedBatches = Pin<Box<dyn Stream<Item = Result<RecordBatch, DialectError>> + Send>>;
 
+/// What a layer learnt about the columns while the batches passed, applied to the schema once
+/// they have been read.
+type SchemaMarks = Box<dyn FnOnce(&SchemaRef) -> SchemaRef + Send>;
+
 /// The batches of a running statement, with their schema known up front (so an empty result
 /// still has columns). Dropping the stream stops the statement: adapters cancel the engine's
 /// work when their stream is dropped.
 pub struct BatchStream {
     schema: SchemaRef,
     batches: BoxedBatches,
+    marks: Option<SchemaMarks>,
 }
 
 impl BatchStream {
@@ -107,6 +112,30 @@ impl BatchStream {
         BatchStream {
             schema,
             batches: Box::pin(batches),
+            marks: None,
+        }
+    }
+
+    /// Adds `marks`, which a reader applies to the schema once it has read the batches
+    /// ([`read_schema`](Self::read_schema)): for a layer that learns something about the
+    /// columns only while the batches pass (the value detector, which marks the columns where
+    /// it replaced values). Every batch keeps the stream's [`schema`](Self::schema).
+    #[must_use]
+    pub fn with_schema_marks(
+        mut self,
+        marks: impl FnOnce(&SchemaRef) -> SchemaRef + Send + 'static,
+    ) -> Self {
+        self.marks = Some(Box::new(marks));
+        self
+    }
+
+    /// The schema as the reader should see it once it has read the batches it keeps: the
+    /// stream's schema with the marks of [`with_schema_marks`](Self::with_schema_marks), if
+    /// any (they are applied once; later calls give the plain schema).
+    pub fn read_schema(&mut self) -> SchemaRef {
+        match self.marks.take() {
+            Some(marks) => marks(&self.schema),
+            None => self.schema.clone(),
         }
     }
 

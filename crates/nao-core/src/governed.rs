@@ -2,7 +2,7 @@
 //! policy to everything that passes through it, so no tool, prompt builder or MCP resource can
 //! forget it. [`ToolContext`](crate::ToolContext) hands out its databases only wrapped.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use async_trait::async_trait;
 use futures_util::StreamExt;
@@ -10,7 +10,7 @@ use nao_guard::{
     MaskedOutput, OutputColumn, Policy, ReadOnlySql, Rejection, SqlDialect, TableName,
 };
 
-use crate::masking::{BatchMasker, MaskError, MaskKey, MaskedColumn};
+use crate::masking::{BatchMasker, Detections, MaskError, MaskKey, MaskedColumn, ValueDetector};
 use crate::{
     AuditSink, BatchStream, Dialect, DialectError, ExecOptions, NoAudit, PolicyAction, PolicyEvent,
     TableFilter, TableInfo, TableRef, TableSchema,
@@ -27,7 +27,11 @@ use crate::{
 ///   built it, and masks the result columns that carry a masked column's values
 ///   ([`Policy::mask_column`]) before any batch leaves the layer: keyed hashes, redaction,
 ///   partial text or NULL, with the reason in the field's
-///   [`MASKED_FIELD_METADATA`](nao_render::MASKED_FIELD_METADATA) so every reader is told.
+///   [`MASKED_FIELD_METADATA`](nao_render::MASKED_FIELD_METADATA) so every reader is told;
+///   with a [`ValueDetector`] ([`with_value_detector`](Self::with_value_detector)), personal
+///   values in the other text columns (email addresses, phone and card numbers, …) are
+///   replaced by labels such as `[email]`, and the columns where it found some are marked the
+///   same way once the result has been read ([`BatchStream::read_schema`]).
 ///
 /// What it hid, refused and masked goes to the [`AuditSink`] as [`PolicyEvent`]s.
 ///
@@ -49,6 +53,7 @@ pub struct GovernedDialect {
     inner: Arc<dyn Dialect>,
     policy: Arc<Policy>,
     mask_key: Option<MaskKey>,
+    detector: Option<Arc<ValueDetector>>,
     audit: Arc<dyn AuditSink>,
 }
 
@@ -60,6 +65,7 @@ impl GovernedDialect {
             inner,
             policy,
             mask_key: None,
+            detector: None,
             audit: Arc::new(NoAudit),
         }
     }
@@ -70,6 +76,15 @@ impl GovernedDialect {
     #[must_use]
     pub fn with_mask_key(mut self, key: MaskKey) -> Self {
         self.mask_key = Some(key);
+        self
+    }
+
+    /// Also looks for personal values in the text columns no rule masks, and replaces each
+    /// with its label (`[email]`): for columns nobody declared, such as free-text notes. It
+    /// costs a pass over every text cell of every result.
+    #[must_use]
+    pub fn with_value_detector(mut self, detector: ValueDetector) -> Self {
+        self.detector = Some(Arc::new(detector));
         self
     }
 
@@ -116,18 +131,6 @@ impl GovernedDialect {
             database: self.inner.name().to_owned(),
             message: format!("this database's policy refuses the statement: {rejection}"),
             code: None,
-        }
-    }
-
-    /// A masking failure: the result is withheld rather than shown unmasked.
-    fn withheld(&self, error: &MaskError) -> DialectError {
-        DialectError::Engine {
-            database: self.inner.name().to_owned(),
-            message: format!(
-                "the result was withheld because its masked columns could not be masked: {error}"
-            ),
-            code: None,
-            source: None,
         }
     }
 
@@ -180,6 +183,48 @@ impl GovernedDialect {
     }
 }
 
+/// What the layer does to each batch: the masks, then the value detector over the rest.
+struct Protect {
+    database: String,
+    masker: Option<BatchMasker>,
+    detector: Option<Arc<ValueDetector>>,
+    found: Arc<Mutex<Detections>>,
+}
+
+impl Protect {
+    fn batch(
+        &self,
+        batch: arrow_array::RecordBatch,
+    ) -> Result<arrow_array::RecordBatch, DialectError> {
+        let withheld = |e: MaskError| withheld(&self.database, &e);
+        let batch = match &self.masker {
+            Some(masker) => masker.mask_batch(&batch).map_err(withheld)?,
+            None => batch,
+        };
+        let Some(detector) = &self.detector else {
+            return Ok(batch);
+        };
+        let (batch, found) = detector.scan_batch(&batch).map_err(withheld)?;
+        if !found.is_empty() {
+            self.found
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .merge(found);
+        }
+        Ok(batch)
+    }
+}
+
+/// A masking failure: the result is withheld rather than shown unmasked.
+fn withheld(database: &str, error: &MaskError) -> DialectError {
+    DialectError::Engine {
+        database: database.to_owned(),
+        message: format!("the result was withheld because it could not be masked: {error}"),
+        code: None,
+        source: None,
+    }
+}
+
 /// This process's random masking key, made once: hashes agree across every result and
 /// context of the process, and nowhere else.
 fn process_key() -> Result<MaskKey, MaskError> {
@@ -225,24 +270,40 @@ impl Dialect for GovernedDialect {
         let stream = self.inner.execute(sql, options).await?;
         let masker = self
             .masker(stream.schema(), checked.masked_outputs())
-            .map_err(|e| self.withheld(&e))?;
-        let Some(masker) = masker else {
+            .map_err(|e| withheld(self.inner.name(), &e))?;
+        if masker.is_none() && self.detector.is_none() {
             return Ok(stream);
+        }
+        let schema = match &masker {
+            Some(masker) => masker.output_schema().clone(),
+            None => stream.schema().clone(),
         };
+        let found = Arc::new(Mutex::new(Detections::default()));
+        let protect = Protect {
+            database: self.inner.name().to_owned(),
+            masker,
+            detector: self.detector.clone(),
+            found: Arc::clone(&found),
+        };
+        let batches = stream.map(move |batch| protect.batch(batch?));
         let database = self.inner.name().to_owned();
-        let schema = masker.output_schema().clone();
-        let masked = stream.map(move |batch| {
-            let batch = batch?;
-            masker.mask_batch(&batch).map_err(|e| DialectError::Engine {
-                database: database.clone(),
-                message: format!(
-                    "the result was withheld because its masked columns could not be masked: {e}"
-                ),
-                code: None,
-                source: None,
-            })
-        });
-        Ok(BatchStream::new(schema, masked))
+        let audit = Arc::clone(&self.audit);
+        Ok(
+            BatchStream::new(schema, batches).with_schema_marks(move |schema| {
+                let found =
+                    std::mem::take(&mut *found.lock().unwrap_or_else(PoisonError::into_inner));
+                if found.is_empty() {
+                    return schema.clone();
+                }
+                audit.policy_event(PolicyEvent {
+                    database,
+                    action: PolicyAction::ValuesDetected {
+                        findings: found.iter().map(ToString::to_string).collect(),
+                    },
+                });
+                found.mark_schema(schema)
+            }),
+        )
     }
 
     async fn list_tables(&self, filter: &TableFilter) -> Result<Vec<TableInfo>, DialectError> {

@@ -219,3 +219,64 @@ async fn hashes_depend_on_the_key() {
     assert_eq!(a, a_again);
     assert!(a.iter().zip(&b).all(|(x, y)| x != y));
 }
+
+#[tokio::test]
+async fn the_value_detector_replaces_personal_values_in_undeclared_columns() {
+    use nao_core::masking::ValueDetector;
+
+    let database = Arc::new(
+        SqliteDialect::in_memory("notes", |conn| {
+            conn.execute_batch(
+                "CREATE TABLE tickets (id INTEGER, body TEXT, ref TEXT);
+                 INSERT INTO tickets VALUES
+                   (1, 'Call ada@example.com or +44 20 7946 0958 today', 'ORD-2024-000123'),
+                   (2, 'No contact details here', 'v10.0.19041.1');",
+            )
+        })
+        .expect("database"),
+    );
+    let audit = Arc::new(MemoryAudit::default());
+    let sink: Arc<dyn AuditSink> = audit.clone();
+    let governed = GovernedDialect::new(database, Arc::new(Policy::default()))
+        .with_value_detector(ValueDetector::all())
+        .with_audit(sink);
+    let sql = check(
+        "SELECT body, ref FROM tickets ORDER BY id",
+        governed.sql_dialect(),
+        &Policy::default(),
+    )
+    .expect("valid SQL");
+    let result = governed
+        .query(&sql, &ExecOptions::default())
+        .await
+        .expect("runs");
+    let bodies = texts(&result.batches, 0);
+    assert_eq!(bodies[0].as_deref(), Some("Call [email] or [phone] today"));
+    assert_eq!(bodies[1].as_deref(), Some("No contact details here"));
+    assert_eq!(
+        texts(&result.batches, 1)[0].as_deref(),
+        Some("ORD-2024-000123")
+    );
+    // The reader is told, on the collected result's schema, where and why.
+    let body = result.schema.field(0);
+    let reason = body
+        .metadata()
+        .get(MASKED_FIELD_METADATA)
+        .expect("body is marked");
+    assert!(
+        reason.contains("value detector") && reason.contains("email"),
+        "{reason}"
+    );
+    assert!(
+        result
+            .schema
+            .field(1)
+            .metadata()
+            .get(MASKED_FIELD_METADATA)
+            .is_none()
+    );
+    assert!(audit.policy_events().iter().any(|e| matches!(
+        &e.action,
+        PolicyAction::ValuesDetected { findings } if !findings.is_empty()
+    )));
+}
