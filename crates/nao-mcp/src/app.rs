@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use nao_core::guard::Policy;
-use nao_core::masking::MaskKey;
+use nao_core::masking::{MaskKey, ValueDetector};
 use nao_core::{Databases, Dialect, Settings, ToolContext, tools};
 use nao_dialects::{EngineLimits, Isolation, Spill};
 use rmcp::ServiceExt;
@@ -187,6 +187,9 @@ pub fn settings(options: &Options) -> Settings {
         policy = policy.mask_column(pattern.as_str(), *rule);
     }
     let mut settings = Settings::default().with_policy(policy);
+    if options.detect_personal_values {
+        settings = settings.with_value_detector(ValueDetector::all());
+    }
     if let Some(rows) = options.max_rows {
         settings = settings.with_max_rows(rows);
     }

@@ -51,6 +51,10 @@ LIMITS:
                              counts still work), redact, null, or partial:N (the last N
                              characters). Queries may select, compare (=, IN, IS NULL), group,
                              join on and count such a column; other uses are refused.
+    --detect-personal-values
+                             Also replace what looks like an email address, a phone or card
+                             number, an IBAN or a national id in any other text column with a
+                             label ([email], [phone], ...), and say so under the result.
     --mask-key-file PATH     The key for hash masking, read from a file (32 hex digits, as
                              `openssl rand -hex 16` prints, or a long passphrase), so hashes
                              stay the same across restarts. Default: a random key per run.
@@ -139,6 +143,8 @@ pub struct Options {
     pub mask_columns: Vec<(String, MaskRule)>,
     /// The file holding the key for hash masking.
     pub mask_key_file: Option<PathBuf>,
+    /// Whether the value detector runs over every result.
+    pub detect_personal_values: bool,
     /// Largest JSON-RPC message accepted, in bytes.
     pub max_request_bytes: usize,
     /// The transport.
@@ -199,6 +205,7 @@ impl Default for Options {
             deny_columns: Vec::new(),
             mask_columns: Vec::new(),
             mask_key_file: None,
+            detect_personal_values: false,
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             transport: Transport::Stdio,
             max_sessions: DEFAULT_MAX_SESSIONS,
@@ -270,6 +277,7 @@ impl Options {
                 "--mask-column" => options
                     .mask_columns
                     .push(mask_column(&value("--mask-column")?)?),
+                "--detect-personal-values" => options.detect_personal_values = true,
                 "--mask-key-file" => options.mask_key_file = Some(value("--mask-key-file")?.into()),
                 "--max-request-bytes" => {
                     let bytes = number(&value("--max-request-bytes")?, "--max-request-bytes")?;
@@ -514,6 +522,7 @@ mod tests {
             "--mask-column=*.ssn=hash",
             "--mask-key-file",
             "/run/secrets/nao-mask-key",
+            "--detect-personal-values",
             "--http",
             "127.0.0.1:8080",
             "--max-sessions",
@@ -556,6 +565,7 @@ mod tests {
                 ("*.ssn".to_owned(), MaskRule::Hash)
             ]
         );
+        assert!(options.detect_personal_values);
         assert_eq!(
             options.mask_key_file.as_deref(),
             Some(std::path::Path::new("/run/secrets/nao-mask-key"))
