@@ -64,8 +64,8 @@ pub struct ColumnContext {
     pub engine_type: String,
     /// Its comment.
     pub comment: Option<String>,
-    /// A few distinct values as result tables show them, escaped by `nao-render`; text is
-    /// quoted as a SQL literal (`'delivered'`, `42`, `2024-03-01`).
+    /// A few distinct values as result tables show them, escaped by `nao-render`; text, dates
+    /// and times are quoted as SQL literals (`'delivered'`, `42`, `'2024-03-01'`).
     pub samples: Vec<String>,
 }
 
@@ -193,8 +193,8 @@ fn distinct_values(batches: &[RecordBatch], index: usize, limit: usize) -> Vec<S
 }
 
 /// A value as result tables show it ([`cell_text`]: formatted, cut and escaped by the
-/// renderer), text in single quotes as a SQL literal; `None` for NULL and for types whose
-/// values say little about the column (binary, nested, intervals).
+/// renderer); text, dates and times in single quotes, as SQL literals. `None` for NULL and for
+/// types whose values say little about the column (binary, nested, durations).
 fn sample_text(array: &dyn Array, row: usize) -> Option<String> {
     if array
         .logical_nulls()
@@ -206,19 +206,21 @@ fn sample_text(array: &dyn Array, row: usize) -> Option<String> {
         DataType::Dictionary(_, values) => values.as_ref(),
         data_type => data_type,
     };
+    let quoted = match value_type {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Interval(_) | DataType::Duration(_) => return None,
+        data_type if data_type.is_temporal() => true,
+        data_type if data_type.is_numeric() || *data_type == DataType::Boolean => false,
+        _ => return None,
+    };
     let text = cell_text(array, row, MAX_SAMPLE_CHARS);
-    match value_type {
+    Some(if quoted {
         // The renderer escapes markup but leaves quotes alone: doubling them keeps the literal
         // one the model can paste into SQL.
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
-            Some(format!("'{}'", text.replace('\'', "''")))
-        }
-        data_type if data_type.is_numeric() || data_type.is_temporal() => {
-            (!matches!(data_type, DataType::Interval(_) | DataType::Duration(_))).then_some(text)
-        }
-        DataType::Boolean => Some(text),
-        _ => None,
-    }
+        format!("'{}'", text.replace('\'', "''"))
+    } else {
+        text
+    })
 }
 
 /// Tokens a text takes, estimated as characters / 4 (rounded up).
@@ -533,10 +535,13 @@ mod tests {
         );
         assert_eq!(
             sample_text(&Date32Array::from(vec![19_783]), 0).as_deref(),
-            Some("2024-03-01")
+            Some("'2024-03-01'")
         );
         let at = TimestampMicrosecondArray::from(vec![1_709_294_400_000_000]);
-        assert_eq!(sample_text(&at, 0).as_deref(), Some("2024-03-01T12:00:00"));
+        assert_eq!(
+            sample_text(&at, 0).as_deref(),
+            Some("'2024-03-01T12:00:00'")
+        );
         let status: DictionaryArray<Int32Type> = vec![Some("paid"), None].into_iter().collect();
         assert_eq!(sample_text(&status, 0).as_deref(), Some("'paid'"));
         assert_eq!(sample_text(&status, 1), None);
