@@ -1,11 +1,13 @@
-//! Escaping free text for a Markdown table cell, for tools that build their own tables
-//! (table lists, column descriptions) and must speak in the same voice as result tables.
+//! Escaping free text for a Markdown table cell or a line of prose, for tools that write their
+//! own Markdown (titles, labels, comments) and must speak in the same voice as result tables.
 
 use crate::cell::push_cut;
 
-/// `text` escaped for one Markdown table cell and cut in the middle past `max_chars`
-/// characters: pipes, line breaks, backticks, HTML-like tags and link syntax can neither break
-/// the table nor read as markup.
+/// `text` escaped for one Markdown table cell (or a line of prose) and cut in the middle past
+/// `max_chars` characters: pipes, line breaks, backticks, HTML-like tags, link syntax and a
+/// leading `#`, `>` or `-` can neither break the table or line nor read as markup. Whole tables
+/// are easier with [`MarkdownTable`](crate::MarkdownTable), names in sentences with
+/// [`inline_code`](crate::inline_code).
 ///
 /// ```
 /// assert_eq!(nao_render::escape_cell("a|b\n<i>", 80), "a\\|b\\n&lt;i>");
