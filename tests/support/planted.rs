@@ -44,6 +44,45 @@ pub(crate) const SECRET_FRAGMENTS: [&str; 4] =
 /// Names a listing, a description or a prompt must not show: the denied table and column.
 pub(crate) const DENIED_NAMES: [&str; 2] = ["secrets", "ssn"];
 
+/// Statements whose every use of `email` reveals its values: each must be refused, naming the
+/// column.
+pub(crate) const REVEALING: [&str; 7] = [
+    "SELECT lower(email) AS e FROM customers",
+    "SELECT id FROM customers ORDER BY email",
+    "SELECT email || '' AS e FROM customers",
+    "SELECT count(*) AS n FROM customers WHERE email LIKE 'p%'",
+    "SELECT count(*) AS n FROM customers WHERE email > 'p'",
+    "SELECT max(email) AS m FROM customers",
+    "SELECT min(email) AS m FROM customers GROUP BY name",
+];
+
+/// Statements reading what the policy denies: each must be refused.
+pub(crate) const DENIED: [&str; 5] = [
+    "SELECT * FROM customers",
+    "SELECT ssn FROM customers",
+    "SELECT count(*) AS n FROM customers WHERE ssn = 5",
+    "SELECT token FROM secrets",
+    "SELECT email FROM customers UNION ALL SELECT token FROM secrets",
+];
+
+/// Statements whose only column carries `email` as it is, through a subquery, a rename, a
+/// CTE or DISTINCT: each runs, and shows the same hashes as `SELECT email`.
+pub(crate) const MASKED_THROUGH: [&str; 4] = [
+    "SELECT s.email FROM (SELECT email FROM customers) s",
+    "SELECT email AS notes FROM customers",
+    "WITH e AS (SELECT email AS x FROM customers) SELECT x FROM e",
+    "SELECT DISTINCT email FROM customers",
+];
+
+/// Comparisons the guard allows on a masked column (=, IN, a join) against numbers: an engine
+/// that converts the text to a number may fail with an error quoting the value it could not
+/// convert. Whatever happens, no value may show.
+pub(crate) const IMPLICIT_CASTS: [&str; 3] = [
+    "SELECT count(*) AS n FROM customers WHERE email = 5",
+    "SELECT count(*) AS n FROM customers WHERE email IN (1, 2)",
+    "SELECT c.id FROM customers c JOIN orders o ON c.email = o.id",
+];
+
 /// The email of customer `id`, or `None` for every eighth customer: 17 addresses over 35
 /// customers, so most repeat.
 pub(crate) fn email(id: u32) -> Option<String> {

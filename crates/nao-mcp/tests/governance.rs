@@ -115,8 +115,9 @@ fn query_id(sql: &str, result: &CallToolResult) -> String {
         .to_owned()
 }
 
-/// Serves the database at `url` with the planted policy and reads everything a client can.
-async fn no_byte_leaks(url: &str) {
+/// Serves the database at `url` with the planted policy and reads everything a client can;
+/// [`planted::IMPLICIT_CASTS`] only when `with_implicit_casts`.
+async fn no_byte_leaks(url: &str, with_implicit_casts: bool) {
     let dir = TestDir::new();
     let server = server(url, &dir).await;
     let ctx = server.context().clone();
@@ -229,24 +230,25 @@ async fn no_byte_leaks(url: &str) {
         text(&distinct)
     );
 
-    for sql in [
-        "SELECT lower(email) AS e FROM customers",
-        "SELECT id FROM customers ORDER BY email",
-        "SELECT email || '' AS e FROM customers",
-        "SELECT ssn FROM customers",
-        "SELECT token FROM secrets",
-        "SELECT * FROM customers",
-    ] {
+    for sql in planted::REVEALING.iter().chain(&planted::DENIED) {
         let refused = call(&client, "execute_sql", json!({ "sql_query": sql })).await;
         assert_eq!(refused.is_error, Some(true), "{sql}: {}", text(&refused));
     }
-    // Whatever the guard decides, nothing planted shows.
-    for sql in [
-        "SELECT s.email FROM (SELECT email FROM customers) s",
-        "SELECT * FROM (SELECT email FROM customers) s",
-        "SELECT max(email) AS m FROM customers",
-        "SELECT email FROM customers UNION SELECT notes FROM customers",
-    ] {
+    for sql in planted::MASKED_THROUGH {
+        let masked = call(&client, "execute_sql", json!({ "sql_query": sql })).await;
+        query_id(sql, &masked);
+        assert!(text(&masked).contains("values masked"), "{}", text(&masked));
+    }
+    // Whatever the guard and the engine decide, nothing planted shows.
+    let implicit_casts: &[&str] = if with_implicit_casts {
+        &planted::IMPLICIT_CASTS
+    } else {
+        &[]
+    };
+    for sql in ["SELECT * FROM (SELECT email FROM customers) s"]
+        .iter()
+        .chain(implicit_casts)
+    {
         call(&client, "execute_sql", json!({ "sql_query": sql })).await;
     }
     let unknown = call(
@@ -280,7 +282,7 @@ async fn no_planted_byte_reaches_an_mcp_client_on_sqlite() {
         .execute_batch(&planted::script(planted::Engine::Sqlite))
         .unwrap();
     drop(connection);
-    no_byte_leaks(&format!("sqlite://{}", path.display())).await;
+    no_byte_leaks(&format!("sqlite://{}", path.display()), true).await;
 }
 
 #[cfg(feature = "duckdb")]
@@ -293,7 +295,9 @@ async fn no_planted_byte_reaches_an_mcp_client_on_duckdb() {
         .execute_batch(&planted::script(planted::Engine::DuckDb))
         .unwrap();
     drop(connection);
-    no_byte_leaks(&format!("duckdb://{}", path.display())).await;
+    // LEAK: DuckDB answers `email = 5` with an error quoting an email (see the facade's
+    // tests/governance_layers.rs, implicit_casts_of_the_masked_column_show_no_value_on_duckdb).
+    no_byte_leaks(&format!("duckdb://{}", path.display()), false).await;
 }
 
 #[cfg(feature = "postgres")]
@@ -303,7 +307,7 @@ async fn no_planted_byte_reaches_an_mcp_client_on_postgres() {
         return;
     };
     let planted = support::postgres::PlantedSchema::new(&url).await;
-    no_byte_leaks(&planted.reader_url()).await;
+    no_byte_leaks(&planted.reader_url(), true).await;
 }
 
 #[cfg(feature = "mysql")]
@@ -313,5 +317,5 @@ async fn no_planted_byte_reaches_an_mcp_client_on_mysql() {
         return;
     };
     let planted = support::mysql::PlantedDatabase::new(&url).await;
-    no_byte_leaks(&planted.reader_url()).await;
+    no_byte_leaks(&planted.reader_url(), true).await;
 }
