@@ -61,8 +61,16 @@ impl ColumnUse {
         }
     }
 
-    /// The reasons to refuse, given every table the statement reads.
-    pub(crate) fn denied(&self, policy: &Policy, tables: &[TableName]) -> Vec<RejectKind> {
+    /// The reasons to refuse, given every table the statement reads. A `*` is refused when a
+    /// table with denied columns is read anywhere in the statement, unless `stars_avoid_denied`
+    /// (asked only then) proves that no `*` reads such a table (`SELECT * FROM (SELECT id,
+    /// name FROM customers) s`).
+    pub(crate) fn denied(
+        &self,
+        policy: &Policy,
+        tables: &[TableName],
+        stars_avoid_denied: impl FnOnce() -> bool,
+    ) -> Vec<RejectKind> {
         let mut found = Vec::new();
         if !self.enabled {
             return found;
@@ -78,6 +86,8 @@ impl ColumnUse {
             .flatten()
             .flatten()
             .collect();
+        let mut stars_avoid_denied = Some(stars_avoid_denied);
+        let mut stars_proven = None;
         for wildcard in &self.wildcards {
             let why = match wildcard {
                 // The host's own denial names the host's kind; a sensitive one its reason.
@@ -91,6 +101,12 @@ impl ColumnUse {
                     .find(|(h, _)| h.eq_ignore_ascii_case(q))
                     .map(|&(_, why)| why),
             };
+            if why.is_some()
+                && *stars_proven
+                    .get_or_insert_with(|| stars_avoid_denied.take().is_some_and(|f| f()))
+            {
+                continue;
+            }
             if let Some(why) = why {
                 let name = wildcard
                     .as_ref()

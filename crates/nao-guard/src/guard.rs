@@ -58,12 +58,12 @@ fn check_tree(
             dialect,
         ));
     };
-    let masked_outputs = match kind {
+    let masked = match kind {
         StatementKind::Query => lineage::masked_outputs(&statement, policy).map_err(|refusal| {
             let (kind, at) = refusal.into_kind();
             Rejection::new(kind, dialect).at(at)
         })?,
-        _ => Vec::new(),
+        _ => lineage::MaskedLineage::default(),
     };
     let own_limit = limit::top_level_limit(&statement);
     let original = significant_text(sql, &facts);
@@ -92,7 +92,8 @@ fn check_tree(
         limit: own_limit,
         cap_applied,
         attribute_refs: walker.attribute_refs,
-        masked_outputs,
+        masked_outputs: masked.outputs,
+        touches_masked_columns: masked.touches_masked,
     };
     Ok((checked, statement))
 }

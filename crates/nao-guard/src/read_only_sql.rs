@@ -32,6 +32,7 @@ pub struct ReadOnlySql {
     pub(crate) cap_applied: bool,
     pub(crate) attribute_refs: Vec<AttributeRef>,
     pub(crate) masked_outputs: Vec<MaskedOutput>,
+    pub(crate) touches_masked_columns: bool,
 }
 
 impl ReadOnlySql {
@@ -49,6 +50,7 @@ impl ReadOnlySql {
             cap_applied: false,
             attribute_refs: Vec::new(),
             masked_outputs: Vec::new(),
+            touches_masked_columns: false,
         }
     }
 
@@ -105,6 +107,14 @@ impl ReadOnlySql {
     /// applies the rules before anyone reads the result (nao-core's policy layer does).
     pub fn masked_outputs(&self) -> &[MaskedOutput] {
         &self.masked_outputs
+    }
+
+    /// Whether the statement reads a masked column anywhere: selects, compares, groups or
+    /// counts it. An engine's error about such a statement may quote the column's values
+    /// (DuckDB: `Could not convert string '…' to INT32` for `email = 5`), so whoever shows
+    /// errors to a reader scrubs them (nao-core's policy layer does).
+    pub fn touches_masked_columns(&self) -> bool {
+        self.touches_masked_columns
     }
 
     /// The limit the text now carries: the smaller of the query's own and the cap, when either

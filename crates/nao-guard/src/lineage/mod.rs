@@ -74,21 +74,45 @@ impl Refusal {
     }
 }
 
+/// What a statement does with masked columns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct MaskedLineage {
+    /// The output columns to mask.
+    pub(crate) outputs: Vec<MaskedOutput>,
+    /// Whether it reads a masked column anywhere (so an engine's error may quote its values).
+    pub(crate) touches_masked: bool,
+}
+
 /// The masked output columns of `statement` under `policy`, or why it must be refused.
 /// Statements other than queries return no values of a column, so they have none.
 pub(crate) fn masked_outputs(
     statement: &Statement,
     policy: &Policy,
-) -> Result<Vec<MaskedOutput>, Refusal> {
+) -> Result<MaskedLineage, Refusal> {
     if !policy.masks_columns() {
-        return Ok(Vec::new());
+        return Ok(MaskedLineage::default());
     }
     match statement {
         Statement::Query(query) => {
             let analyzer = Analyzer::new(policy);
             let outputs = analyzer.query(query, &scope::Scope::default())?;
-            Ok(outputs.located())
+            Ok(MaskedLineage {
+                outputs: outputs.located(),
+                touches_masked: analyzer.touched(),
+            })
         }
-        _ => Ok(Vec::new()),
+        _ => Ok(MaskedLineage::default()),
     }
+}
+
+/// Whether every `*` of `statement` reads only relations without denied columns (a subquery
+/// or CTE that lists the allowed ones, say), as far as the lineage can follow it. `false` when
+/// a `*` reads a table with denied columns, or the statement has constructs the lineage
+/// cannot follow: the caller then keeps its conservative refusal.
+pub(crate) fn stars_avoid_denied(statement: &Statement, policy: &Policy) -> bool {
+    let Statement::Query(query) = statement else {
+        return false;
+    };
+    let analyzer = Analyzer::tracking_denied(policy);
+    analyzer.query(query, &scope::Scope::default()).is_ok() && analyzer.star_over_denied().is_none()
 }

@@ -34,8 +34,13 @@ pub(super) enum Out {
         name: Option<String>,
         mask: Option<Masked>,
     },
-    /// The columns a `*` brings in: how many is unknown; the masked ones by name.
-    Star { masks: Vec<(String, Masked)> },
+    /// The columns a `*` brings in: how many is unknown; the masked ones by name. `denied`
+    /// names the table when they include columns the policy denies (only while the
+    /// analysis tracks denied columns, see [`Analyzer::tracking_denied`](super::Analyzer)).
+    Star {
+        masks: Vec<(String, Masked)>,
+        denied: Option<String>,
+    },
 }
 
 /// The output columns of a query, in order.
@@ -46,17 +51,36 @@ pub(super) struct Outputs {
 
 impl Outputs {
     /// The columns of a table the guard knows only by its masked columns.
-    pub(super) fn star(masks: Vec<(String, Masked)>) -> Self {
+    pub(super) fn star(masks: Vec<(String, Masked)>, denied: Option<String>) -> Self {
         Outputs {
-            items: vec![Out::Star { masks }],
+            items: vec![Out::Star { masks, denied }],
         }
+    }
+
+    /// The same outputs, with the denied-table notes dropped (a `*` that expanded them has
+    /// been reported).
+    pub(super) fn without_denied(mut self) -> Self {
+        for item in &mut self.items {
+            if let Out::Star { denied, .. } = item {
+                *denied = None;
+            }
+        }
+        self
+    }
+
+    /// The table with denied columns that a `*` over these outputs would read, if any.
+    pub(super) fn denied_table(&self) -> Option<&str> {
+        self.items.iter().find_map(|item| match item {
+            Out::Star { denied, .. } => denied.as_deref(),
+            Out::Column { .. } => None,
+        })
     }
 
     /// Whether any column carries a masked column's values.
     pub(super) fn has_masks(&self) -> bool {
         self.items.iter().any(|item| match item {
             Out::Column { mask, .. } => mask.is_some(),
-            Out::Star { masks } => !masks.is_empty(),
+            Out::Star { masks, .. } => !masks.is_empty(),
         })
     }
 
@@ -73,7 +97,7 @@ impl Outputs {
                 name: Some(n),
                 mask: Some(mask),
             } if n.eq_ignore_ascii_case(name) => Some(mask),
-            Out::Star { masks } => masks
+            Out::Star { masks, .. } => masks
                 .iter()
                 .find(|(n, _)| n.eq_ignore_ascii_case(name))
                 .map(|(_, mask)| mask),
@@ -90,7 +114,7 @@ impl Outputs {
                     name: Some(name),
                     mask: Some(mask),
                 } => names.push((name.clone(), mask.clone())),
-                Out::Star { masks } => names.extend(masks.iter().cloned()),
+                Out::Star { masks, .. } => names.extend(masks.iter().cloned()),
                 Out::Column { .. } => {}
             }
         }
@@ -208,7 +232,7 @@ impl Outputs {
                         source: mask.source.clone(),
                     });
                 }
-                Out::Star { masks } => {
+                Out::Star { masks, .. } => {
                     located.extend(masks.iter().map(|(name, mask)| MaskedOutput {
                         column: named(name),
                         rule: mask.rule,

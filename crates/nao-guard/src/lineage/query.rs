@@ -1,5 +1,7 @@
 //! The walk over queries: CTEs, set operations, FROM, the select list and every clause.
 
+use std::cell::{Cell, RefCell};
+
 use sqlparser::ast::{
     Distinct, Expr, GroupByExpr, NamedWindowExpr, ObjectName, OrderBy, OrderByKind, Query,
     RenameSelectItem, Select, SelectFlavor, SelectItem, SelectItemQualifiedWildcardKind, SetExpr,
@@ -19,6 +21,13 @@ const RECURSIVE_ROUNDS: usize = 4;
 #[derive(Debug)]
 pub(crate) struct Analyzer<'a> {
     policy: &'a Policy,
+    /// Whether `*` over a table with denied columns is looked for
+    /// ([`star_over_denied`](Self::star_over_denied)).
+    tracking_denied: bool,
+    /// Whether the statement reads a masked column anywhere (selected, compared, grouped…).
+    touched: Cell<bool>,
+    /// The first table with denied columns that a `*` reads.
+    star_over_denied: RefCell<Option<String>>,
 }
 
 /// A refusal that names no single column (a construct the guard cannot follow).
@@ -28,7 +37,48 @@ fn construct(what: &str, detail: String) -> Refusal {
 
 impl<'a> Analyzer<'a> {
     pub(crate) fn new(policy: &'a Policy) -> Self {
-        Analyzer { policy }
+        Analyzer {
+            policy,
+            tracking_denied: false,
+            touched: Cell::new(false),
+            star_over_denied: RefCell::new(None),
+        }
+    }
+
+    /// An analysis that also finds every `*` over a table with denied columns, so that a `*`
+    /// over a subquery or CTE that leaves them out can pass.
+    pub(crate) fn tracking_denied(policy: &'a Policy) -> Self {
+        Analyzer {
+            tracking_denied: true,
+            ..Analyzer::new(policy)
+        }
+    }
+
+    /// Notes that the statement reads a masked column.
+    pub(super) fn touch(&self) {
+        self.touched.set(true);
+    }
+
+    /// Whether the statement reads a masked column anywhere.
+    pub(crate) fn touched(&self) -> bool {
+        self.touched.get()
+    }
+
+    /// The first table with denied columns that a `*` of the statement reads.
+    pub(crate) fn star_over_denied(&self) -> Option<String> {
+        self.star_over_denied.borrow().clone()
+    }
+
+    /// Notes a `*` (or `TABLE t`) that expands `outputs`.
+    pub(super) fn expand(&self, outputs: &Outputs) {
+        if let Some(table) = outputs.denied_table() {
+            self.star_over_denied
+                .borrow_mut()
+                .get_or_insert_with(|| table.to_owned());
+        }
+        if outputs.has_masks() {
+            self.touch();
+        }
     }
 
     /// The outputs of `query`, read inside `outer` (correlated names resolve there).
@@ -133,7 +183,9 @@ impl<'a> Analyzer<'a> {
                         .iter()
                         .chain([name])
                         .map(|i| i.value.clone());
-                    self.relation_outputs(&TableName::new(parts), scope)
+                    let outputs = self.relation_outputs(&TableName::new(parts), scope);
+                    self.expand(&outputs);
+                    outputs.without_denied()
                 }
                 None => Outputs::default(),
             },
@@ -153,6 +205,12 @@ impl<'a> Analyzer<'a> {
         {
             return cte.clone();
         }
+        let plain = name
+            .parts()
+            .iter()
+            .map(|p| p.value.as_str())
+            .collect::<Vec<_>>()
+            .join(".");
         let mut masks: Vec<(String, Masked)> = Vec::new();
         for mask in self.policy.masks_of(name) {
             let column = &mask.pattern.column;
@@ -163,11 +221,13 @@ impl<'a> Analyzer<'a> {
                 column.clone(),
                 Masked {
                     rule: mask.rule,
-                    source: format!("{name}.{column}"),
+                    source: format!("{plain}.{column}"),
                 },
             ));
         }
-        Outputs::star(masks)
+        let denied =
+            (self.tracking_denied && self.policy.hides_columns_of(name).is_some()).then_some(plain);
+        Outputs::star(masks, denied)
     }
 
     fn select(
@@ -184,6 +244,12 @@ impl<'a> Analyzer<'a> {
         for from in &select.from {
             for join in &from.joins {
                 Uses::new(self, &scope, "a join condition").check(&join.join_operator)?;
+                if natural(&join.join_operator) {
+                    // NATURAL joins on every column the two sides share, as a `*` reads them.
+                    for source in &scope.sources {
+                        self.expand(&source.outputs);
+                    }
+                }
             }
         }
         Uses::new(self, &scope, "LATERAL VIEW").check(&select.lateral_views)?;
@@ -283,9 +349,14 @@ impl<'a> Analyzer<'a> {
                     return Ok(vec![source(alias, Outputs::default())]);
                 }
                 let table = TableName::from_object_name(name);
-                let outputs = self
-                    .relation_outputs(&table, outer)
-                    .renamed(&alias_columns(alias.as_ref()))
+                let outputs = self.relation_outputs(&table, outer);
+                let columns = alias_columns(alias.as_ref());
+                if !columns.is_empty() {
+                    // `AS t(a, b)` renames every column by position, as a `*` reads them.
+                    self.expand(&outputs);
+                }
+                let outputs = outputs
+                    .renamed(&columns)
                     .map_err(|why| construct(&format!("{name}"), why))?;
                 let name = match alias {
                     Some(alias) => alias.name.value.clone(),
@@ -326,6 +397,7 @@ impl<'a> Analyzer<'a> {
                         for s in sources {
                             outputs.items.push(Out::Star {
                                 masks: s.outputs.masked_names(),
+                                denied: s.outputs.denied_table().map(str::to_owned),
                             });
                         }
                         Ok(vec![source(alias, outputs)])
@@ -386,8 +458,15 @@ impl<'a> Analyzer<'a> {
                         self.star(&sources, Some(options), scope)
                     }
                     SelectItemQualifiedWildcardKind::Expr(expr) => {
+                        // `(expr).*`: the guard cannot tell which relation; as `*` over all.
+                        for source in &scope.sources {
+                            self.expand(&source.outputs);
+                        }
                         Uses::new(self, scope, "the select list").check(expr)?;
-                        Ok(Out::Star { masks: Vec::new() })
+                        Ok(Out::Star {
+                            masks: Vec::new(),
+                            denied: None,
+                        })
                     }
                 };
             }
@@ -426,6 +505,9 @@ impl<'a> Analyzer<'a> {
         options: Option<&WildcardAdditionalOptions>,
         scope: &Scope<'_>,
     ) -> Result<Out, Refusal> {
+        for source in sources {
+            self.expand(&source.outputs);
+        }
         let mut masks: Vec<(String, Masked)> = sources
             .iter()
             .flat_map(|s| s.outputs.masked_names())
@@ -459,7 +541,10 @@ impl<'a> Analyzer<'a> {
                 ));
             }
         }
-        Ok(Out::Star { masks })
+        Ok(Out::Star {
+            masks,
+            denied: None,
+        })
     }
 
     /// `ORDER BY` sorts by a value: a masked column there would leak its order.
@@ -528,6 +613,31 @@ impl<T: sqlparser::ast::Visit> VisitNode for T {
     fn check(&self, uses: Uses<'_, '_>) -> Result<(), Refusal> {
         uses.check(self)
     }
+}
+
+/// Whether a join is NATURAL.
+fn natural(operator: &sqlparser::ast::JoinOperator) -> bool {
+    use sqlparser::ast::{JoinConstraint, JoinOperator as J};
+    let constraint = match operator {
+        J::Join(c)
+        | J::Inner(c)
+        | J::Left(c)
+        | J::LeftOuter(c)
+        | J::Right(c)
+        | J::RightOuter(c)
+        | J::FullOuter(c)
+        | J::CrossJoin(c)
+        | J::Semi(c)
+        | J::LeftSemi(c)
+        | J::RightSemi(c)
+        | J::Anti(c)
+        | J::LeftAnti(c)
+        | J::RightAnti(c)
+        | J::StraightJoin(c)
+        | J::AsOf { constraint: c, .. } => c,
+        _ => return false,
+    };
+    matches!(constraint, JoinConstraint::Natural)
 }
 
 fn strip_nested(mut expr: &Expr) -> &Expr {

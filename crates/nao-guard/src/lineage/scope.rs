@@ -77,14 +77,6 @@ impl<'p> Scope<'p> {
         Vec::new()
     }
 
-    /// Whether a relation with masked columns is visible here (for `*` arguments).
-    pub(super) fn any_masked_source(&self) -> Option<String> {
-        self.chain()
-            .flat_map(|s| &s.sources)
-            .find(|s| s.outputs.has_masks())
-            .map(|s| s.name.clone().unwrap_or_else(|| "a subquery".to_owned()))
-    }
-
     /// What the column reference `parts` stands for. Conservative: an unqualified name is a
     /// masked column if any visible relation masks a column of that name (the guard does not
     /// know every column of a table, so it cannot tell which relation the engine picks).

@@ -322,3 +322,32 @@ fn long_chains_and_deep_nesting_stay_within_the_stack() {
     }
     assert_eq!(masked(&nested, SqlDialect::Postgres).len(), 1);
 }
+
+#[test]
+fn a_star_over_a_subquery_that_leaves_out_a_denied_column_is_masked() {
+    let policy = Policy::default()
+        .mask_column("customers.email", MaskRule::Hash)
+        .deny_column("customers.ssn");
+    let sql = "SELECT * FROM (SELECT email FROM customers) s";
+    let checked = check(sql, SqlDialect::Postgres, &policy).expect("passes");
+    assert_eq!(checked.masked_outputs().len(), 1);
+    assert!(checked.touches_masked_columns());
+    let refused = check(
+        "SELECT * FROM (SELECT * FROM customers) s",
+        SqlDialect::Postgres,
+        &policy,
+    );
+    assert!(matches!(
+        refused.map_err(|e| e.kind().code()),
+        Err("column_not_allowed")
+    ));
+    let untouched = check("SELECT id FROM customers", SqlDialect::Postgres, &policy).expect("ok");
+    assert!(!untouched.touches_masked_columns());
+    let compared = check(
+        "SELECT id FROM customers WHERE email = 'x'",
+        SqlDialect::Postgres,
+        &policy,
+    )
+    .expect("ok");
+    assert!(compared.touches_masked_columns() && compared.masked_outputs().is_empty());
+}

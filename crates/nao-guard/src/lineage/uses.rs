@@ -101,9 +101,7 @@ impl<'a, 'p> Uses<'a, 'p> {
         let allowed = self.allowed.contains(&(expr as *const Expr));
         match self.scope.resolve(parts) {
             Resolved::Plain => {}
-            Resolved::Column(mask) if allowed => {
-                let _ = mask;
-            }
+            Resolved::Column(_) if allowed => self.analyzer.touch(),
             Resolved::Column(mask) => {
                 let usage = self.where_();
                 self.refuse(mask.source, usage, parts.first());
@@ -122,26 +120,33 @@ impl<'a, 'p> Uses<'a, 'p> {
         }
     }
 
-    /// `f(t.*)`, `f(*)` over a relation with masked columns reads them whole.
-    fn wildcard_argument(&mut self, function: &str, qualifier: Option<&ObjectName>) {
-        let relation = match qualifier {
+    /// The relations a `*` (`qualifier.*`, or every relation at this level) reads.
+    fn starred(&self, qualifier: Option<&ObjectName>) -> Vec<&super::scope::Source> {
+        match qualifier {
             Some(name) => {
                 let last = name
                     .0
                     .last()
                     .and_then(|p| p.as_ident())
                     .map(|i| i.value.as_str());
-                last.and_then(|l| {
-                    self.scope
-                        .sources_named(l)
-                        .into_iter()
-                        .find(|s| s.outputs.has_masks())
-                        .map(|s| s.name.clone().unwrap_or_default())
-                })
+                last.map_or_else(Vec::new, |l| self.scope.sources_named(l))
             }
-            None => self.scope.any_masked_source(),
-        };
-        if let Some(relation) = relation {
+            None => self.scope.sources.iter().collect(),
+        }
+    }
+
+    /// `f(t.*)`, `f(*)`, `COLUMNS(…)`: reads every column of the relations, which is refused
+    /// when one has masked columns (unless only counted) and noted when one has denied ones.
+    fn wildcard_argument(&mut self, function: &str, qualifier: Option<&ObjectName>, counted: bool) {
+        let starred = self.starred(qualifier);
+        for source in &starred {
+            self.analyzer.expand(&source.outputs);
+        }
+        let masked = starred
+            .iter()
+            .find(|s| s.outputs.has_masks())
+            .map(|s| s.name.clone().unwrap_or_else(|| "a subquery".to_owned()));
+        if let (Some(relation), false) = (masked, counted) {
             let usage = format!(
                 "{function} reads every column of {relation}, which has a masked column, in {}",
                 self.clause
@@ -174,19 +179,26 @@ impl<'a, 'p> Uses<'a, 'p> {
                     | FunctionArg::ExprNamed { arg, .. }
                     | FunctionArg::Unnamed(arg) => arg,
                 };
+                let counted = name == "count";
                 match arg {
                     // count(col), count(DISTINCT col): how many, never which.
-                    FunctionArgExpr::Expr(e) if name == "count" => self.allow(e),
+                    FunctionArgExpr::Expr(e) if counted => self.allow(e),
                     FunctionArgExpr::Expr(_) => {}
-                    _ if name == "count" => {}
                     FunctionArgExpr::QualifiedWildcard(q) => {
-                        self.wildcard_argument(&format!("{name}()"), Some(q))
+                        self.wildcard_argument(&format!("{name}()"), Some(q), counted)
                     }
+                    // count(*) counts rows.
+                    FunctionArgExpr::Wildcard | FunctionArgExpr::WildcardWithOptions(_)
+                        if counted => {}
                     FunctionArgExpr::Wildcard | FunctionArgExpr::WildcardWithOptions(_) => {
-                        self.wildcard_argument(&format!("{name}()"), None)
+                        self.wildcard_argument(&format!("{name}()"), None, false)
                     }
                 }
             }
+        }
+        // DuckDB's and ClickHouse's `COLUMNS('regex')` selects columns by pattern, like `*`.
+        if name == "columns" {
+            self.wildcard_argument("COLUMNS(…)", None, false);
         }
         // PARTITION BY splits rows by equality; ORDER BY in a window sorts by the value, which
         // stays refused.
@@ -302,10 +314,8 @@ impl Visitor for Uses<'_, '_> {
             Expr::Function(f) => self.function(f),
             Expr::Identifier(ident) => self.reference(expr, std::slice::from_ref(ident)),
             Expr::CompoundIdentifier(parts) => self.reference(expr, parts),
-            Expr::QualifiedWildcard(name, _) if !allowed => {
-                self.wildcard_argument("`*`", Some(name))
-            }
-            Expr::Wildcard(_) if !allowed => self.wildcard_argument("`*`", None),
+            Expr::QualifiedWildcard(name, _) => self.wildcard_argument("`*`", Some(name), false),
+            Expr::Wildcard(_) => self.wildcard_argument("`*`", None, false),
             _ => {}
         }
         if allowed && let Expr::Nested(inner) = expr {

@@ -153,7 +153,10 @@ impl<'p> Walker<'p> {
             self.resolve_attributes();
         }
         if self.rejections.is_empty() || !self.stop_at_first {
-            let findings = self.columns.denied(self.policy, &self.tables);
+            let policy = self.policy;
+            let findings = self.columns.denied(policy, &self.tables, || {
+                crate::lineage::stars_avoid_denied(statement, policy)
+            });
             for kind in findings {
                 if self.reject(kind, None).is_break() {
                     break;
