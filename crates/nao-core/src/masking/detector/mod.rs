@@ -14,7 +14,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::DataType;
 use nao_render::MASKED_FIELD_METADATA;
-use regex::Regex;
+use regex::{Regex, RegexSet};
 
 pub use detection::{Detection, Detections};
 pub use kind::ValueKind;
@@ -31,6 +31,12 @@ static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         .iter()
         .map(|&kind| Regex::new(checks::pattern(kind)).expect("a built-in pattern compiles"))
         .collect()
+});
+
+/// All the patterns at once, to learn in one pass which kinds have a candidate in a cell.
+static PATTERN_SET: LazyLock<RegexSet> = LazyLock::new(|| {
+    RegexSet::new(ValueKind::ALL.iter().map(|&kind| checks::pattern(kind)))
+        .expect("the built-in patterns compile")
 });
 
 /// Finds personal values in text and replaces each with its kind's label (`[email]`),
@@ -60,7 +66,8 @@ static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 ///
 /// # Cost
 /// A cell without an ASCII digit or an `@` is skipped after one pass over its bytes; other
-/// cells take one linear regex pass per kind (the regex crate never backtracks), and the
+/// cells take one linear pass of all the patterns at once (the regex crate never
+/// backtracks), then one pass per kind that has a candidate in the cell, and the
 /// checks look at most a few dozen bytes per candidate. Columns where nothing is found are
 /// passed on as the same arrays, not copied.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -200,17 +207,16 @@ impl ValueDetector {
         if !has_digit && !has_at {
             return None;
         }
+        let candidates = PATTERN_SET.matches(text);
+        if !candidates.matched_any() {
+            return None;
+        }
         let mut spans: Vec<(usize, usize, usize)> = Vec::new();
         for kind in &self.kinds {
-            let needs = if *kind == ValueKind::Email {
-                has_at
-            } else {
-                has_digit
-            };
-            if !needs {
+            let position = kind.position();
+            if !candidates.matched(position) {
                 continue;
             }
-            let position = kind.position();
             let Some(regex) = PATTERNS.get(position) else {
                 continue;
             };
@@ -302,6 +308,7 @@ mod tests {
     #[test]
     fn every_pattern_compiles() {
         assert_eq!(PATTERNS.len(), ValueKind::ALL.len());
+        assert_eq!(PATTERN_SET.len(), ValueKind::ALL.len());
     }
 
     #[test]
