@@ -115,9 +115,9 @@ fn query_id(sql: &str, result: &CallToolResult) -> String {
         .to_owned()
 }
 
-/// Serves the database at `url` with the planted policy and reads everything a client can;
-/// [`planted::IMPLICIT_CASTS`] only when `with_implicit_casts`.
-async fn no_byte_leaks(url: &str, with_implicit_casts: bool) {
+/// Serves the database at `url` with the planted policy and reads everything a client can,
+/// [`planted::IMPLICIT_CASTS`] included.
+async fn no_byte_leaks(url: &str) {
     let dir = TestDir::new();
     let server = server(url, &dir).await;
     let ctx = server.context().clone();
@@ -240,14 +240,9 @@ async fn no_byte_leaks(url: &str, with_implicit_casts: bool) {
         assert!(text(&masked).contains("values masked"), "{}", text(&masked));
     }
     // Whatever the guard and the engine decide, nothing planted shows.
-    let implicit_casts: &[&str] = if with_implicit_casts {
-        &planted::IMPLICIT_CASTS
-    } else {
-        &[]
-    };
     for sql in ["SELECT * FROM (SELECT email FROM customers) s"]
         .iter()
-        .chain(implicit_casts)
+        .chain(&planted::IMPLICIT_CASTS)
     {
         call(&client, "execute_sql", json!({ "sql_query": sql })).await;
     }
@@ -282,7 +277,7 @@ async fn no_planted_byte_reaches_an_mcp_client_on_sqlite() {
         .execute_batch(&planted::script(planted::Engine::Sqlite))
         .unwrap();
     drop(connection);
-    no_byte_leaks(&format!("sqlite://{}", path.display()), true).await;
+    no_byte_leaks(&format!("sqlite://{}", path.display())).await;
 }
 
 #[cfg(feature = "duckdb")]
@@ -295,9 +290,8 @@ async fn no_planted_byte_reaches_an_mcp_client_on_duckdb() {
         .execute_batch(&planted::script(planted::Engine::DuckDb))
         .unwrap();
     drop(connection);
-    // LEAK: DuckDB answers `email = 5` with an error quoting an email (see the facade's
-    // tests/governance_layers.rs, implicit_casts_of_the_masked_column_show_no_value_on_duckdb).
-    no_byte_leaks(&format!("duckdb://{}", path.display()), false).await;
+    // DuckDB answers `email = 5` with an error quoting an email; the policy layer scrubs it.
+    no_byte_leaks(&format!("duckdb://{}", path.display())).await;
 }
 
 #[cfg(feature = "postgres")]
@@ -307,7 +301,7 @@ async fn no_planted_byte_reaches_an_mcp_client_on_postgres() {
         return;
     };
     let planted = support::postgres::PlantedSchema::new(&url).await;
-    no_byte_leaks(&planted.reader_url(), true).await;
+    no_byte_leaks(&planted.reader_url()).await;
 }
 
 #[cfg(feature = "mysql")]
@@ -317,5 +311,5 @@ async fn no_planted_byte_reaches_an_mcp_client_on_mysql() {
         return;
     };
     let planted = support::mysql::PlantedDatabase::new(&url).await;
-    no_byte_leaks(&planted.reader_url(), true).await;
+    no_byte_leaks(&planted.reader_url()).await;
 }

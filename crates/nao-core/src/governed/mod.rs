@@ -2,13 +2,18 @@
 //! policy to everything that passes through it, so no tool, prompt builder or MCP resource can
 //! forget it. [`ToolContext`](crate::ToolContext) hands out its databases only wrapped.
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use futures_util::StreamExt;
 use nao_guard::{
     MaskedOutput, OutputColumn, Policy, ReadOnlySql, Rejection, SqlDialect, TableName,
 };
+
+mod protect;
+mod scrub;
+
+use protect::{Protect, process_key, withheld};
 
 use crate::masking::{BatchMasker, Detections, MaskError, MaskKey, MaskedColumn, ValueDetector};
 use crate::{
@@ -183,60 +188,6 @@ impl GovernedDialect {
     }
 }
 
-/// What the layer does to each batch: the masks, then the value detector over the rest.
-struct Protect {
-    database: String,
-    masker: Option<BatchMasker>,
-    detector: Option<Arc<ValueDetector>>,
-    found: Arc<Mutex<Detections>>,
-}
-
-impl Protect {
-    fn batch(
-        &self,
-        batch: arrow_array::RecordBatch,
-    ) -> Result<arrow_array::RecordBatch, DialectError> {
-        let withheld = |e: MaskError| withheld(&self.database, &e);
-        let batch = match &self.masker {
-            Some(masker) => masker.mask_batch(&batch).map_err(withheld)?,
-            None => batch,
-        };
-        let Some(detector) = &self.detector else {
-            return Ok(batch);
-        };
-        let (batch, found) = detector.scan_batch(&batch).map_err(withheld)?;
-        if !found.is_empty() {
-            self.found
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .merge(found);
-        }
-        Ok(batch)
-    }
-}
-
-/// A masking failure: the result is withheld rather than shown unmasked.
-fn withheld(database: &str, error: &MaskError) -> DialectError {
-    DialectError::Engine {
-        database: database.to_owned(),
-        message: format!("the result was withheld because it could not be masked: {error}"),
-        code: None,
-        source: None,
-    }
-}
-
-/// This process's random masking key, made once: hashes agree across every result and
-/// context of the process, and nowhere else.
-fn process_key() -> Result<MaskKey, MaskError> {
-    static KEY: OnceLock<Result<MaskKey, String>> = OnceLock::new();
-    match KEY.get_or_init(|| MaskKey::random().map_err(|e| e.to_string())) {
-        Ok(key) => Ok(key.clone()),
-        Err(message) => Err(MaskError::Randomness {
-            message: message.clone(),
-        }),
-    }
-}
-
 /// The guard's name of a catalogue table.
 fn guard_name(schema: Option<&str>, name: &str) -> TableName {
     TableName::new(
@@ -267,11 +218,19 @@ impl Dialect for GovernedDialect {
         // take the columns to mask from this judgement, never from the caller's.
         let checked = nao_guard::check(sql.sql(), sql.dialect(), &self.policy)
             .map_err(|rejection| self.refused(&rejection))?;
-        let stream = self.inner.execute(sql, options).await?;
+        let touches_masked = checked.touches_masked_columns();
+        let scrubbed = move |error: DialectError| {
+            if touches_masked {
+                scrub::scrub_error(error)
+            } else {
+                error
+            }
+        };
+        let stream = self.inner.execute(sql, options).await.map_err(scrubbed)?;
         let masker = self
             .masker(stream.schema(), checked.masked_outputs())
             .map_err(|e| withheld(self.inner.name(), &e))?;
-        if masker.is_none() && self.detector.is_none() {
+        if masker.is_none() && self.detector.is_none() && !touches_masked {
             return Ok(stream);
         }
         let schema = match &masker {
@@ -285,7 +244,7 @@ impl Dialect for GovernedDialect {
             detector: self.detector.clone(),
             found: Arc::clone(&found),
         };
-        let batches = stream.map(move |batch| protect.batch(batch?));
+        let batches = stream.map(move |batch| protect.batch(batch.map_err(scrubbed)?));
         let database = self.inner.name().to_owned();
         let audit = Arc::clone(&self.audit);
         Ok(
