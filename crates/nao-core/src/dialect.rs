@@ -3,7 +3,7 @@
 use std::fmt::Debug;
 
 use async_trait::async_trait;
-use nao_guard::{Policy, ReadOnlySql, SqlDialect};
+use nao_guard::{Policy, ReadOnlySql, Rejection, SqlDialect};
 
 use crate::{
     BatchStream, CollectedBatches, DialectError, ExecOptions, TableFilter, TableInfo, TableRef,
@@ -35,6 +35,19 @@ pub trait Dialect: Debug + Send + Sync + 'static {
 
     /// Describes one table's columns.
     async fn describe_table(&self, table: &TableRef) -> Result<TableSchema, DialectError>;
+
+    /// Checks `sql` for this database and adds `row_cap` as a limit (or keeps a smaller one):
+    /// the guard under the policy that governs the database. A bare adapter has only the
+    /// guard's defaults ([`Policy::default()`]); a [`GovernedDialect`](crate::GovernedDialect)
+    /// applies the host's policy and reports a refusal to the audit. Tools prepare their SQL
+    /// here, so that the policy lives in one place.
+    fn prepare(&self, sql: &str, row_cap: Option<u64>) -> Result<ReadOnlySql, Rejection> {
+        let policy = match row_cap {
+            Some(cap) => Policy::default().with_row_cap(cap),
+            None => Policy::default(),
+        };
+        nao_guard::check(sql, self.sql_dialect(), &policy)
+    }
 }
 
 /// Helpers on every [`Dialect`]: collecting with caps, sampling rows.
@@ -88,8 +101,8 @@ pub trait DialectExt: Dialect {
             .collect::<Vec<_>>()
             .join(", ");
         let name = quote_table(table, dialect);
-        let policy = Policy::default().with_row_cap(rows);
-        let sql = nao_guard::check(&format!("SELECT {columns} FROM {name}"), dialect, &policy)
+        let sql = self
+            .prepare(&format!("SELECT {columns} FROM {name}"), Some(rows))
             .map_err(|e| DialectError::Unsupported {
                 database: self.name().to_owned(),
                 what: e.to_string(),

@@ -280,3 +280,28 @@ async fn the_value_detector_replaces_personal_values_in_undeclared_columns() {
         PolicyAction::ValuesDetected { findings } if !findings.is_empty()
     )));
 }
+
+#[tokio::test]
+async fn statements_prepared_through_the_layer_are_judged_by_its_policy_and_audited() {
+    let audit = Arc::new(MemoryAudit::default());
+    let database = governed(&audit);
+    let refused = database
+        .prepare("SELECT lower(email) FROM customers", Some(100))
+        .expect_err("the host's policy refuses it");
+    assert_eq!(refused.kind().code(), "masked_column_use");
+    assert!(audit.policy_events().iter().any(|e| matches!(
+        &e.action,
+        PolicyAction::StatementRefused { code, .. } if code == "masked_column_use"
+    )));
+    // The bare adapter has only the guard's defaults.
+    assert!(
+        shop()
+            .prepare("SELECT lower(email) FROM customers", None)
+            .is_ok()
+    );
+    // The cap the caller asks for is written into the SQL.
+    let capped = database
+        .prepare("SELECT id FROM customers", Some(7))
+        .expect("allowed");
+    assert_eq!(capped.effective_limit(Some(7)), Some(7));
+}

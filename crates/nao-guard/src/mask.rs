@@ -11,7 +11,9 @@ use crate::policy::ColumnPattern;
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MaskRule {
-    /// Every value (NULL included) becomes one constant (`"[masked]"` for text).
+    /// Every non-NULL value becomes one constant (`[masked]`); NULL stays NULL (whether a
+    /// value exists is no secret where `count(col)` and `IS NULL` are allowed; use `Null` to
+    /// hide that too).
     Redact,
     /// Every non-NULL value becomes a keyed hash: equal values give equal hashes, so
     /// `GROUP BY`, `COUNT(DISTINCT …)` and joins over the masked values keep their counts, but

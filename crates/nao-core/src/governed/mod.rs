@@ -127,11 +127,17 @@ impl GovernedDialect {
         }
     }
 
-    fn refused(&self, rejection: &Rejection) -> DialectError {
+    /// Reports a refused statement to the audit.
+    fn audit_refusal(&self, rejection: &Rejection) {
         self.event(PolicyAction::StatementRefused {
             code: rejection.kind().code().to_owned(),
             reason: rejection.to_string(),
         });
+    }
+
+    /// The error for a statement the policy refuses at execution, reported to the audit.
+    fn refused(&self, rejection: &Rejection) -> DialectError {
+        self.audit_refusal(rejection);
         DialectError::Permission {
             database: self.inner.name().to_owned(),
             message: format!("this database's policy refuses the statement: {rejection}"),
@@ -263,6 +269,19 @@ impl Dialect for GovernedDialect {
                 found.mark_schema(schema)
             }),
         )
+    }
+
+    fn prepare(&self, sql: &str, row_cap: Option<u64>) -> Result<ReadOnlySql, Rejection> {
+        let capped;
+        let policy = match (row_cap, self.policy.row_cap()) {
+            (Some(cap), own) if own.is_none_or(|own| cap < own) => {
+                capped = self.policy.as_ref().clone().with_row_cap(cap);
+                &capped
+            }
+            _ => self.policy.as_ref(),
+        };
+        nao_guard::check(sql, self.inner.sql_dialect(), policy)
+            .inspect_err(|rejection| self.audit_refusal(rejection))
     }
 
     async fn list_tables(&self, filter: &TableFilter) -> Result<Vec<TableInfo>, DialectError> {
