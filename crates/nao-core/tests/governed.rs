@@ -305,3 +305,28 @@ async fn statements_prepared_through_the_layer_are_judged_by_its_policy_and_audi
         .expect("allowed");
     assert_eq!(capped.effective_limit(Some(7)), Some(7));
 }
+
+#[tokio::test]
+async fn describe_table_tells_the_model_which_columns_are_masked() {
+    use nao_core::{Databases, Settings, ToolCall, ToolContext, tools};
+
+    let settings = Settings::default().with_policy(policy().as_ref().clone());
+    let ctx = ToolContext::new(Databases::new().with(shop())).with_settings(settings);
+    let call = ToolCall::new(
+        "c",
+        "describe_table",
+        serde_json::json!({"table": "customers"}),
+    );
+    let result = tools::sql_tools().call(&call, &ctx).await;
+    assert!(!result.is_error, "{}", result.content);
+    let email = result
+        .content
+        .lines()
+        .find(|l| l.starts_with("| email"))
+        .expect("the email row");
+    assert!(
+        email.contains("values masked by the host's policy: hash"),
+        "{email}"
+    );
+    assert!(!result.content.contains("@example"), "{}", result.content);
+}

@@ -119,11 +119,14 @@ impl Tool for DescribeTable {
             escape_cell(&output.table, MAX_TABLE_NAME_CHARS),
             if columns == 1 { "" } else { "s" }
         );
+        let mut ends_sentence = false;
         if let Some(comment) = &output.comment {
+            let comment = escape_cell(comment, MAX_TABLE_COMMENT_CHARS);
+            ends_sentence = comment.ends_with(['.', '!', '?']);
             out.push_str(": ");
-            out.push_str(&escape_cell(comment, MAX_TABLE_COMMENT_CHARS));
+            out.push_str(&comment);
         }
-        out.push_str(".\n\n");
+        out.push_str(if ends_sentence { "\n\n" } else { ".\n\n" });
         let budget = RenderBudget::default()
             .with_max_rows(MAX_LISTED_COLUMNS)
             .with_max_bytes(MAX_COLUMN_LIST_BYTES)
@@ -132,8 +135,18 @@ impl Tool for DescribeTable {
             .with_row_noun("column", "columns");
         for c in &output.columns {
             let nullable = if c.nullable { "yes" } else { "no" };
-            let comment = c.comment.as_deref().unwrap_or_default();
-            table.push_row([c.name.as_str(), &c.engine_type, nullable, comment]);
+            // A masked column says so where the model reads about the column.
+            let comment = match (c.comment.as_deref(), c.mask) {
+                (comment, Some(rule)) => {
+                    let note = format!("[values masked by the host's policy: {}]", rule.name());
+                    match comment {
+                        Some(comment) => format!("{comment} {note}"),
+                        None => note,
+                    }
+                }
+                (comment, None) => comment.unwrap_or_default().to_owned(),
+            };
+            table.push_row([c.name.as_str(), &c.engine_type, nullable, &comment]);
         }
         out.push_str(&table.finish());
         if let Some(samples) = &output.samples {
