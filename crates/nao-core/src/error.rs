@@ -116,6 +116,107 @@ pub enum DialectError {
 }
 
 impl DialectError {
+    /// The same error with `rewrite` applied to the engine's text it shows (its message), for
+    /// layers that must take something out of that text: the host's paths, masked values. The
+    /// database name, codes, limits and the driver's error (`source`, for the host's logs;
+    /// see [`without_source`](Self::without_source)) are kept.
+    #[must_use]
+    pub fn map_message(self, mut rewrite: impl FnMut(&str) -> String) -> DialectError {
+        use DialectError as E;
+        match self {
+            E::Syntax {
+                database,
+                message,
+                code,
+            } => E::Syntax {
+                database,
+                message: rewrite(&message),
+                code,
+            },
+            E::UnknownObject {
+                database,
+                message,
+                code,
+            } => E::UnknownObject {
+                database,
+                message: rewrite(&message),
+                code,
+            },
+            E::Permission {
+                database,
+                message,
+                code,
+            } => E::Permission {
+                database,
+                message: rewrite(&message),
+                code,
+            },
+            E::Connection {
+                database,
+                message,
+                source,
+            } => E::Connection {
+                database,
+                message: rewrite(&message),
+                source,
+            },
+            E::ResourceLimit {
+                database,
+                limit,
+                message,
+                code,
+            } => E::ResourceLimit {
+                database,
+                limit,
+                message: rewrite(&message),
+                code,
+            },
+            E::Unsupported { database, what } => E::Unsupported {
+                database,
+                what: rewrite(&what),
+            },
+            E::Engine {
+                database,
+                message,
+                code,
+                source,
+            } => E::Engine {
+                database,
+                message: rewrite(&message),
+                code,
+                source,
+            },
+            other @ (E::Timeout { .. } | E::Cancelled { .. }) => other,
+        }
+    }
+
+    /// The same error without the driver's error, whose text is the engine's own and may hold
+    /// what [`map_message`](Self::map_message) took out.
+    #[must_use]
+    pub fn without_source(self) -> DialectError {
+        match self {
+            DialectError::Connection {
+                database, message, ..
+            } => DialectError::Connection {
+                database,
+                message,
+                source: None,
+            },
+            DialectError::Engine {
+                database,
+                message,
+                code,
+                ..
+            } => DialectError::Engine {
+                database,
+                message,
+                code,
+                source: None,
+            },
+            other => other,
+        }
+    }
+
     /// A stable snake_case code for tool results and metrics.
     pub fn kind_code(&self) -> &'static str {
         match self {

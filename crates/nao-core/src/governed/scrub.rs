@@ -11,69 +11,7 @@ const SCRUBBED: &str = "…";
 /// `error` with quoted texts (`'…'`, `"…"`) and runs of three or more digits replaced by `…`
 /// in its message, and without its driver error (whose text is the engine's own).
 pub(super) fn scrub_error(error: DialectError) -> DialectError {
-    match error {
-        DialectError::Syntax {
-            database,
-            message,
-            code,
-        } => DialectError::Syntax {
-            database,
-            message: scrub(&message),
-            code,
-        },
-        DialectError::UnknownObject {
-            database,
-            message,
-            code,
-        } => DialectError::UnknownObject {
-            database,
-            message: scrub(&message),
-            code,
-        },
-        DialectError::Permission {
-            database,
-            message,
-            code,
-        } => DialectError::Permission {
-            database,
-            message: scrub(&message),
-            code,
-        },
-        DialectError::Connection {
-            database, message, ..
-        } => DialectError::Connection {
-            database,
-            message: scrub(&message),
-            source: None,
-        },
-        DialectError::ResourceLimit {
-            database,
-            limit,
-            message,
-            code,
-        } => DialectError::ResourceLimit {
-            database,
-            limit,
-            message: scrub(&message),
-            code,
-        },
-        DialectError::Unsupported { database, what } => DialectError::Unsupported {
-            database,
-            what: scrub(&what),
-        },
-        DialectError::Engine {
-            database,
-            message,
-            code,
-            ..
-        } => DialectError::Engine {
-            database,
-            message: scrub(&message),
-            code,
-            source: None,
-        },
-        other => other,
-    }
+    error.map_message(scrub).without_source()
 }
 
 /// `text` with every quoted run (single or double quotes, to the matching quote or the end)

@@ -31,75 +31,11 @@ impl HostPaths {
             })
     }
 
-    /// `error` with every listed path replaced in its messages.
+    /// `error` with every listed path replaced in its messages. The driver's error
+    /// (`source`) keeps the full text for the host's logs; the message the model reads does
+    /// not.
     pub(super) fn scrub(&self, error: DialectError) -> DialectError {
-        match error {
-            DialectError::Syntax {
-                database,
-                message,
-                code,
-            } => DialectError::Syntax {
-                database,
-                message: self.scrub_text(&message),
-                code,
-            },
-            DialectError::UnknownObject {
-                database,
-                message,
-                code,
-            } => DialectError::UnknownObject {
-                database,
-                message: self.scrub_text(&message),
-                code,
-            },
-            DialectError::Permission {
-                database,
-                message,
-                code,
-            } => DialectError::Permission {
-                database,
-                message: self.scrub_text(&message),
-                code,
-            },
-            DialectError::ResourceLimit {
-                database,
-                limit,
-                message,
-                code,
-            } => DialectError::ResourceLimit {
-                database,
-                limit,
-                message: self.scrub_text(&message),
-                code,
-            },
-            DialectError::Unsupported { database, what } => DialectError::Unsupported {
-                database,
-                what: self.scrub_text(&what),
-            },
-            // The driver's error (`source`) keeps the full text for the host's logs; the
-            // message the model reads does not.
-            DialectError::Connection {
-                database,
-                message,
-                source,
-            } => DialectError::Connection {
-                database,
-                message: self.scrub_text(&message),
-                source,
-            },
-            DialectError::Engine {
-                database,
-                message,
-                code,
-                source,
-            } => DialectError::Engine {
-                database,
-                message: self.scrub_text(&message),
-                code,
-                source,
-            },
-            other => other,
-        }
+        error.map_message(|message| self.scrub_text(message))
     }
 }
 
