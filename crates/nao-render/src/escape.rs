@@ -64,6 +64,36 @@ pub(crate) fn push_escaped(out: &mut String, text: &str, starts_cell: bool) {
     out.push_str(&text[safe_from..]);
 }
 
+/// Appends `text` to `out`, cut in the middle to `max_chars` characters (with `…`), each
+/// character written as `special` escapes it (`Some`), else as `\u{..}` when invisible, else
+/// as is: the one loop behind quotations and code spans.
+pub(crate) fn push_escaped_cut(
+    out: &mut String,
+    text: &str,
+    max_chars: usize,
+    special: impl Fn(char) -> Option<&'static str>,
+) {
+    let push = |out: &mut String, part: &str| {
+        for ch in part.chars() {
+            match special(ch) {
+                Some(escaped) => out.push_str(escaped),
+                None if is_invisible(ch) => {
+                    let _ = write!(out, "\\u{{{:x}}}", u32::from(ch));
+                }
+                None => out.push(ch),
+            }
+        }
+    };
+    match middle_cut(text, max_chars) {
+        None => push(out, text),
+        Some((head, tail)) => {
+            push(out, head);
+            out.push(ELLIPSIS);
+            push(out, tail);
+        }
+    }
+}
+
 /// Control characters, and formatting characters that are invisible or reorder text (bidi
 /// overrides, line separators, byte order mark): shown as `\u{..}` so nothing hides.
 pub(crate) fn is_invisible(ch: char) -> bool {

@@ -1,9 +1,7 @@
 //! Names and short texts in an inline code span that nothing inside it can close.
 
-use std::fmt::Write as _;
-
 use crate::code_block::longest_backtick_run;
-use crate::escape::{ELLIPSIS, is_invisible, middle_cut};
+use crate::escape::push_escaped_cut;
 
 /// What an empty text is written as (an empty code span does not exist in Markdown).
 const EMPTY: &str = "(empty)";
@@ -42,14 +40,16 @@ pub(crate) fn push_inline_code(out: &mut String, text: &str, max_chars: usize) {
         return;
     }
     let mut body = String::with_capacity(text.len().min(max_chars.saturating_mul(4)) + 8);
-    match middle_cut(text, max_chars) {
-        None => push_code_text(&mut body, text),
-        Some((head, tail)) => {
-            push_code_text(&mut body, head);
-            body.push(ELLIPSIS);
-            push_code_text(&mut body, tail);
-        }
-    }
+    // Backticks stay (the fence outruns them); what a span cannot hold or would hide is
+    // escaped.
+    push_escaped_cut(&mut body, text, max_chars, |ch| match ch {
+        '\\' => Some("\\\\"),
+        '|' => Some("\\|"),
+        '\n' => Some("\\n"),
+        '\r' => Some("\\r"),
+        '\t' => Some("\\t"),
+        _ => None,
+    });
     let fence = "`".repeat(longest_backtick_run(&body) + 1);
     // CommonMark strips one space from each side of a span that has one on both, and a
     // backtick next to the fence would lengthen it: pad with a space in both cases.
@@ -66,24 +66,6 @@ pub(crate) fn push_inline_code(out: &mut String, text: &str, max_chars: usize) {
         out.push(' ');
     }
     out.push_str(&fence);
-}
-
-/// Copies text for a code span: backticks stay (the fence outruns them); what a span cannot
-/// hold or would hide is escaped.
-fn push_code_text(out: &mut String, text: &str) {
-    for ch in text.chars() {
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '|' => out.push_str("\\|"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            _ if is_invisible(ch) => {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(ch));
-            }
-            _ => out.push(ch),
-        }
-    }
 }
 
 #[cfg(test)]

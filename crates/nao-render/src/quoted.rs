@@ -1,8 +1,6 @@
 //! A short, one-line quotation of untrusted text inside a message.
 
-use std::fmt::Write as _;
-
-use crate::escape::{ELLIPSIS, is_invisible, middle_cut};
+use crate::escape::push_escaped_cut;
 
 /// `text` as a one-line quotation for an error or status message: in double quotes, with `"`
 /// and `\` escaped by a backslash, line breaks and tabs as `\n` `\r` `\t`, other control and
@@ -24,32 +22,16 @@ use crate::escape::{ELLIPSIS, is_invisible, middle_cut};
 pub fn quoted(text: &str, max_chars: usize) -> String {
     let mut out = String::with_capacity(text.len().min(max_chars.saturating_mul(4)) + 8);
     out.push('"');
-    match middle_cut(text, max_chars) {
-        None => push_quoted_text(&mut out, text),
-        Some((head, tail)) => {
-            push_quoted_text(&mut out, head);
-            out.push(ELLIPSIS);
-            push_quoted_text(&mut out, tail);
-        }
-    }
+    push_escaped_cut(&mut out, text, max_chars, |ch| match ch {
+        '"' => Some("\\\""),
+        '\\' => Some("\\\\"),
+        '\n' => Some("\\n"),
+        '\r' => Some("\\r"),
+        '\t' => Some("\\t"),
+        _ => None,
+    });
     out.push('"');
     out
-}
-
-fn push_quoted_text(out: &mut String, text: &str) {
-    for ch in text.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            _ if is_invisible(ch) => {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(ch));
-            }
-            _ => out.push(ch),
-        }
-    }
 }
 
 #[cfg(test)]
