@@ -298,6 +298,7 @@ pub(super) const MYSQL: &[SensitiveEntry] = &[
         "MariaDB",
         "holds the minimum, maximum and histogram of columns, bypassing column privileges",
     ),
+    column("column_statistics.histogram", "MySQL", SAMPLED),
     relation(
         "performance_schema.*",
         MY,
