@@ -197,6 +197,12 @@ impl Policy {
     /// refused with the reason. A pattern both denied and masked is denied. The first
     /// pattern that matches a column decides its rule.
     ///
+    /// Patterns name relations as the statement writes them: a view (or another table) that
+    /// exposes the column under its own name needs its own pattern, or a pattern for every
+    /// relation (`*.email`). What masking leaves open by design: equality tells whether a
+    /// value equals a guess, and an engine may return the rows of an unordered result in the
+    /// order of the stored values.
+    ///
     /// ```
     /// use nao_guard::{check, MaskRule, Policy, SqlDialect};
     ///
