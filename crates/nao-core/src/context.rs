@@ -14,7 +14,8 @@ use crate::governed::GovernedDialect;
 use crate::masking::{MaskKey, ValueDetector};
 use crate::story::{MemoryStoryStore, StoryStore};
 use crate::{
-    AuditSink, Dialect, ExecOptions, NoAudit, QueryId, QueryResult, ResultStore, ToolError,
+    AdmissionLimits, AdmittedDialect, AuditSink, Dialect, ExecOptions, NoAudit, QueryId,
+    QueryResult, ResultStore, ToolError,
 };
 
 /// The databases an agent can query, by `database_id`.
@@ -51,15 +52,20 @@ impl Databases {
         self.by_name.values()
     }
 
-    /// Every database wrapped in a [`GovernedDialect`] applying the settings' policy and
-    /// masking key, reporting to `audit`.
+    /// Every database behind its queue ([`AdmittedDialect`], the settings' admission limits)
+    /// and wrapped in a [`GovernedDialect`] applying the settings' policy and masking key,
+    /// reporting to `audit`.
     pub fn governed_by(&self, settings: &Settings, audit: &Arc<dyn AuditSink>) -> Databases {
         let policy = Arc::new(settings.policy.clone());
         let by_name = self
             .by_name
             .iter()
             .map(|(name, dialect)| {
-                let mut governed = GovernedDialect::new(Arc::clone(dialect), Arc::clone(&policy))
+                let admitted: Arc<dyn Dialect> = Arc::new(AdmittedDialect::new(
+                    Arc::clone(dialect),
+                    settings.admission,
+                ));
+                let mut governed = GovernedDialect::new(admitted, Arc::clone(&policy))
                     .with_audit(Arc::clone(audit));
                 if let Some(key) = &settings.mask_key {
                     governed = governed.with_mask_key(key.clone());
@@ -138,6 +144,9 @@ pub struct Settings {
     /// ids) in text columns no rule masks and replaces them with labels (`[email]`). Off
     /// (`None`) by default: it costs a pass over every text cell.
     pub value_detector: Option<ValueDetector>,
+    /// How many statements each database runs at once and how many may wait, for how long
+    /// (see [`AdmittedDialect`]).
+    pub admission: AdmissionLimits,
 }
 
 impl Default for Settings {
@@ -152,6 +161,7 @@ impl Default for Settings {
             describe_sample_rows: 3,
             mask_key: None,
             value_detector: None,
+            admission: AdmissionLimits::default(),
         }
     }
 }
@@ -182,6 +192,13 @@ impl Settings {
     #[must_use]
     pub fn with_mask_key(mut self, key: MaskKey) -> Self {
         self.mask_key = Some(key);
+        self
+    }
+
+    /// Sets the admission limits of every database.
+    #[must_use]
+    pub fn with_admission(mut self, limits: AdmissionLimits) -> Self {
+        self.admission = limits;
         self
     }
 

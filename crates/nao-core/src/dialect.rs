@@ -6,8 +6,8 @@ use async_trait::async_trait;
 use nao_guard::{Policy, ReadOnlySql, Rejection, SqlDialect};
 
 use crate::{
-    BatchStream, CollectedBatches, DialectError, ExecOptions, TableFilter, TableInfo, TableRef,
-    TableSchema, collect_capped,
+    Admitted, BatchStream, CollectedBatches, DialectError, ExecOptions, TableFilter, TableInfo,
+    TableRef, TableSchema, collect_capped,
 };
 
 /// A database the agent can query: an engine behind a connection or a pool.
@@ -36,6 +36,14 @@ pub trait Dialect: Debug + Send + Sync + 'static {
     /// Describes one table's columns.
     async fn describe_table(&self, table: &TableRef) -> Result<TableSchema, DialectError>;
 
+    /// Waits for this database's turn to run a statement (see
+    /// [`AdmittedDialect`](crate::AdmittedDialect)); the turn lasts until the returned value is
+    /// dropped. The default admits at once: a bare adapter does not count its statements.
+    async fn admit(&self, options: &ExecOptions) -> Result<Admitted, DialectError> {
+        let _ = options;
+        Ok(Admitted::free())
+    }
+
     /// Checks `sql` for this database and adds `row_cap` as a limit (or keeps a smaller one):
     /// the guard under the policy that governs the database. A bare adapter has only the
     /// guard's defaults ([`Policy::default()`]); a [`GovernedDialect`](crate::GovernedDialect)
@@ -59,10 +67,15 @@ pub trait DialectExt: Dialect {
         sql: &ReadOnlySql,
         options: &ExecOptions,
     ) -> Result<CollectedBatches, DialectError> {
+        // Waiting for a turn is not running: the time limit starts once admitted.
+        let turn = self.admit(options).await?;
         let started = tokio::time::Instant::now();
         let deadline = started + options.timeout;
         // A child token lets the timeout stop the adapter without cancelling the caller's token.
-        let options = options.clone().with_cancel(options.cancel.child_token());
+        let options = options
+            .clone()
+            .with_cancel(options.cancel.child_token())
+            .with_turn(turn);
         let stream = match tokio::time::timeout_at(deadline, self.execute(sql, &options)).await {
             Ok(stream) => stream?,
             Err(_) => {

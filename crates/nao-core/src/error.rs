@@ -58,6 +58,26 @@ pub enum DialectError {
         /// The time limit.
         limit: Duration,
     },
+    /// The database had no turn for the statement: as many statements as it runs at once
+    /// were running and this one waited as long as it may (or the queue was full). Nothing is
+    /// wrong with the statement.
+    #[error(
+        "{database}: the database is busy ({running} statements running, {waiting} more \
+         waiting) and this query got no turn after waiting {waited:.1?}. The query is fine: \
+         retry the same call in about {retry_after:?}."
+    )]
+    Busy {
+        /// The database.
+        database: String,
+        /// Statements it runs at once.
+        running: usize,
+        /// Statements waiting beside this one when it gave up.
+        waiting: usize,
+        /// How long this one waited.
+        waited: Duration,
+        /// When a retry has a fair chance.
+        retry_after: Duration,
+    },
     /// The caller cancelled the statement.
     #[error("{database}: the query was cancelled.")]
     Cancelled {
@@ -186,7 +206,7 @@ impl DialectError {
                 code,
                 source,
             },
-            other @ (E::Timeout { .. } | E::Cancelled { .. }) => other,
+            other @ (E::Timeout { .. } | E::Cancelled { .. } | E::Busy { .. }) => other,
         }
     }
 
@@ -224,6 +244,7 @@ impl DialectError {
             DialectError::UnknownObject { .. } => "unknown_object",
             DialectError::Permission { .. } => "permission",
             DialectError::Timeout { .. } => "timeout",
+            DialectError::Busy { .. } => "busy",
             DialectError::Cancelled { .. } => "cancelled",
             DialectError::Connection { .. } => "connection",
             DialectError::ResourceLimit { .. } => "resource_limit",
@@ -244,10 +265,13 @@ impl DialectError {
         }
     }
 
-    /// Whether the same call may succeed if retried unchanged (lost connections and timeouts
-    /// under load); SQL mistakes are not retryable: the SQL must change.
+    /// Whether the same call may succeed if retried unchanged (lost connections, a busy
+    /// database); SQL mistakes are not retryable: the SQL must change.
     pub fn is_retryable(&self) -> bool {
-        matches!(self, DialectError::Connection { .. })
+        matches!(
+            self,
+            DialectError::Connection { .. } | DialectError::Busy { .. }
+        )
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -10,7 +11,7 @@ use arrow_schema::SchemaRef;
 use futures_core::Stream;
 use tokio_util::sync::CancellationToken;
 
-use crate::DialectError;
+use crate::{Admitted, DialectError};
 
 /// Default [`ExecOptions::max_rows`]: rows kept from one result.
 pub const DEFAULT_MAX_ROWS: u64 = 10_000;
@@ -37,6 +38,9 @@ pub struct ExecOptions {
     pub cancel: CancellationToken,
     /// Rows per batch, for adapters that build batches themselves.
     pub batch_size: usize,
+    /// The statement's turn on its database, when it has taken one
+    /// ([`DialectExt::query`](crate::DialectExt::query) does).
+    turn: Option<Arc<Admitted>>,
 }
 
 impl Default for ExecOptions {
@@ -47,6 +51,7 @@ impl Default for ExecOptions {
             timeout: DEFAULT_TIMEOUT,
             cancel: CancellationToken::new(),
             batch_size: DEFAULT_BATCH_SIZE,
+            turn: None,
         }
     }
 }
@@ -80,6 +85,18 @@ impl ExecOptions {
         self
     }
 
+    /// Carries the statement's turn on its database, so the database does not make it wait
+    /// again.
+    pub(crate) fn with_turn(mut self, turn: Admitted) -> Self {
+        self.turn = Some(Arc::new(turn));
+        self
+    }
+
+    /// Whether the statement holds a turn given by the gate `gate`.
+    pub(crate) fn admitted_by(&self, gate: u64) -> bool {
+        self.turn.as_ref().is_some_and(|t| t.is_from(gate))
+    }
+
     /// Sets the rows per batch (at least 1).
     #[must_use]
     pub fn with_batch_size(mut self, rows: usize) -> Self {
@@ -101,6 +118,8 @@ pub struct BatchStream {
     schema: SchemaRef,
     batches: BoxedBatches,
     marks: Option<SchemaMarks>,
+    /// What must live as long as the stream (a turn on the database).
+    kept: Vec<Box<dyn std::any::Any + Send>>,
 }
 
 impl BatchStream {
@@ -113,7 +132,16 @@ impl BatchStream {
             schema,
             batches: Box::pin(batches),
             marks: None,
+            kept: Vec::new(),
         }
+    }
+
+    /// Keeps `value` alive until the stream is dropped (a turn on the database, so the
+    /// database counts the statement as running while its batches are read).
+    #[must_use]
+    pub fn keeping(mut self, value: impl std::any::Any + Send) -> Self {
+        self.kept.push(Box::new(value));
+        self
     }
 
     /// Adds `marks`, which a reader applies to the schema once it has read the batches

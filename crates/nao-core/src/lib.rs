@@ -71,6 +71,7 @@
 //! renderer formats only the rows it shows.
 #![forbid(unsafe_code)]
 
+mod admission;
 mod arguments;
 mod audit;
 mod catalog;
@@ -101,6 +102,9 @@ pub mod arrow {
 pub use nao_guard as guard;
 pub use nao_render as render;
 
+pub use admission::{
+    AdmissionLimits, Admitted, AdmittedDialect, DEFAULT_MAX_WAIT, DEFAULT_MAX_WAITING,
+};
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit, PolicyAction, PolicyEvent};
 pub use catalog::{ColumnInfo, TableFilter, TableInfo, TableKind, TableRef, TableSchema};
 pub use chart::{AxisType, ChartSpec, ChartSpecError, ChartType};

@@ -17,8 +17,8 @@ use protect::{Protect, process_key, withheld};
 
 use crate::masking::{BatchMasker, Detections, MaskError, MaskKey, MaskedColumn, ValueDetector};
 use crate::{
-    AuditSink, BatchStream, Dialect, DialectError, ExecOptions, NoAudit, PolicyAction, PolicyEvent,
-    TableFilter, TableInfo, TableRef, TableSchema,
+    Admitted, AuditSink, BatchStream, Dialect, DialectError, ExecOptions, NoAudit, PolicyAction,
+    PolicyEvent, TableFilter, TableInfo, TableRef, TableSchema,
 };
 
 /// A database seen through the host's policy:
@@ -212,6 +212,10 @@ impl Dialect for GovernedDialect {
 
     fn sql_dialect(&self) -> SqlDialect {
         self.inner.sql_dialect()
+    }
+
+    async fn admit(&self, options: &ExecOptions) -> Result<Admitted, DialectError> {
+        self.inner.admit(options).await
     }
 
     async fn execute(
