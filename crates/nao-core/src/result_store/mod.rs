@@ -161,6 +161,14 @@ impl ResultStore {
     }
 }
 
+/// What one attempt to read a spilled result back found.
+enum ReadBack {
+    /// The result (or `None`: it is gone).
+    Done(Option<Arc<QueryResult>>),
+    /// It had moved to another spill file.
+    MovedTo { file: u64, path: PathBuf },
+}
+
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, Slots> {
         // A panic while holding the lock cannot leave the map half-updated in a way that
@@ -206,8 +214,23 @@ impl Shared {
     }
 
     /// Reads spill file `file` of `id` back into memory and removes the file. Spills what that
-    /// pushes out of memory.
+    /// pushes out of memory. While this thread read, others may have read the result back and
+    /// spilled it again to another file: it then reads that one (a few times at most, since
+    /// each round means another reader made progress).
     fn read_back(&self, id: &QueryId, file: u64, path: &Path) -> Option<Arc<QueryResult>> {
+        const ATTEMPTS: usize = 8;
+        let (mut file, mut path) = (file, path.to_owned());
+        for _ in 0..ATTEMPTS {
+            match self.read_back_once(id, file, &path) {
+                ReadBack::Done(found) => return found,
+                ReadBack::MovedTo { file: f, path: p } => (file, path) = (f, p),
+            }
+        }
+        tracing::warn!(query_id = %id, "a spilled result kept moving while it was read back");
+        None
+    }
+
+    fn read_back_once(&self, id: &QueryId, file: u64, path: &Path) -> ReadBack {
         let read = spill::read_ipc(path);
         let mut slots = self.lock();
         // Another get may have read it back (and it may have left memory again) meanwhile.
@@ -246,12 +269,25 @@ impl Shared {
                 restored.batches = batches;
                 (Some(Arc::new(restored)), Vec::new())
             }
+            // Our file was read back and removed by another reader, and the result spilled
+            // again to another file meanwhile: read that one.
+            (
+                Some(State::OnDisk {
+                    file: f, path: p, ..
+                }),
+                Err(_),
+            ) => {
+                return ReadBack::MovedTo {
+                    file: *f,
+                    path: p.clone(),
+                };
+            }
             _ => (None, Vec::new()),
         };
         drop(slots);
         // Only now: a concurrent reader that finds the file gone then finds the state updated.
         spill::remove_file(path);
         self.spill_victims(victims);
-        found
+        ReadBack::Done(found)
     }
 }
