@@ -208,8 +208,13 @@ pub struct AdmittedDialect {
 }
 
 impl AdmittedDialect {
-    /// `inner` behind a queue with `limits`.
+    /// `inner` behind a queue with `limits`, running no more statements at once than `inner`
+    /// can ([`Dialect::max_concurrent_statements`]).
     pub fn new(inner: Arc<dyn Dialect>, limits: AdmissionLimits) -> Self {
+        let limits = match inner.max_concurrent_statements() {
+            Some(own) if own < limits.max_running => limits.with_max_running(own),
+            _ => limits,
+        };
         AdmittedDialect {
             inner,
             gate: Gate::new(limits),
@@ -267,5 +272,9 @@ impl Dialect for AdmittedDialect {
 
     fn prepare(&self, sql: &str, row_cap: Option<u64>) -> Result<ReadOnlySql, Rejection> {
         self.inner.prepare(sql, row_cap)
+    }
+
+    fn max_concurrent_statements(&self) -> Option<usize> {
+        Some(self.gate.limits.max_running)
     }
 }

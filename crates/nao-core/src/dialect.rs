@@ -36,6 +36,14 @@ pub trait Dialect: Debug + Send + Sync + 'static {
     /// Describes one table's columns.
     async fn describe_table(&self, table: &TableRef) -> Result<TableSchema, DialectError>;
 
+    /// How many statements the adapter itself can run at once (its pool of connections or
+    /// worker processes), if it has such a bound: [`AdmittedDialect`](crate::AdmittedDialect)
+    /// lets no more than that run, so a statement never waits inside the adapter on its own
+    /// time. `None` (the default): no bound of its own.
+    fn max_concurrent_statements(&self) -> Option<usize> {
+        None
+    }
+
     /// Waits for this database's turn to run a statement (see
     /// [`AdmittedDialect`](crate::AdmittedDialect)); the turn lasts until the returned value is
     /// dropped. The default admits at once: a bare adapter does not count its statements.

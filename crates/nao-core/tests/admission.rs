@@ -137,3 +137,56 @@ async fn the_model_is_told_to_retry_a_busy_database() {
         result.content
     );
 }
+
+#[tokio::test]
+async fn no_more_statements_run_than_the_adapter_can() {
+    /// The demo shop, claiming it runs one statement at a time.
+    #[derive(Debug)]
+    struct Single(Arc<dyn Dialect>);
+
+    #[async_trait::async_trait]
+    impl Dialect for Single {
+        fn name(&self) -> &str {
+            self.0.name()
+        }
+        fn sql_dialect(&self) -> nao_core::guard::SqlDialect {
+            self.0.sql_dialect()
+        }
+        async fn execute(
+            &self,
+            sql: &nao_core::guard::ReadOnlySql,
+            options: &ExecOptions,
+        ) -> Result<nao_core::BatchStream, nao_core::DialectError> {
+            self.0.execute(sql, options).await
+        }
+        async fn list_tables(
+            &self,
+            filter: &nao_core::TableFilter,
+        ) -> Result<Vec<nao_core::TableInfo>, nao_core::DialectError> {
+            self.0.list_tables(filter).await
+        }
+        async fn describe_table(
+            &self,
+            table: &nao_core::TableRef,
+        ) -> Result<nao_core::TableSchema, nao_core::DialectError> {
+            self.0.describe_table(table).await
+        }
+        fn max_concurrent_statements(&self) -> Option<usize> {
+            Some(1)
+        }
+    }
+
+    let limits = AdmissionLimits::default()
+        .with_max_running(8)
+        .with_max_waiting(0);
+    let database = AdmittedDialect::new(Arc::new(Single(shop())), limits);
+    assert_eq!(database.limits().max_running(), 1);
+    let _held = database
+        .admit(&ExecOptions::default())
+        .await
+        .expect("the only turn");
+    let error = count(&database, &ExecOptions::default())
+        .await
+        .expect_err("busy");
+    assert_eq!(error.kind_code(), "busy");
+}

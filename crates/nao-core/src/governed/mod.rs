@@ -218,6 +218,10 @@ impl Dialect for GovernedDialect {
         self.inner.admit(options).await
     }
 
+    fn max_concurrent_statements(&self) -> Option<usize> {
+        self.inner.max_concurrent_statements()
+    }
+
     async fn execute(
         &self,
         sql: &ReadOnlySql,
