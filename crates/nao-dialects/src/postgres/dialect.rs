@@ -194,6 +194,11 @@ impl Dialect for PostgresDialect {
         &self.name
     }
 
+    /// The pool's connections: a statement beyond them would wait for one on its own time.
+    fn max_concurrent_statements(&self) -> Option<usize> {
+        Some(self.pool.max_connections())
+    }
+
     fn sql_dialect(&self) -> SqlDialect {
         SqlDialect::Postgres
     }
