@@ -229,20 +229,31 @@ pub async fn build_server(options: &Options) -> Result<McpServer, ServeError> {
 }
 
 /// Serves `server` on the options' transport until the client leaves (EOF on stdin), the
-/// transport fails, or `shutdown` is cancelled (SIGTERM, Ctrl-C).
+/// transport fails, or `shutdown` is cancelled (SIGTERM, Ctrl-C). A shutdown is graceful:
+/// running calls get `--drain-timeout` to finish, the rest a JSON-RPC error.
 pub async fn serve(
     server: McpServer,
     options: &Options,
     shutdown: CancellationToken,
 ) -> Result<(), ServeError> {
     match &options.transport {
-        Transport::Stdio => serve_stdio(server, options.max_request_bytes, shutdown).await,
+        Transport::Stdio => {
+            serve_stdio(
+                server,
+                options.max_request_bytes,
+                options.drain_timeout,
+                shutdown,
+            )
+            .await
+        }
         #[cfg(feature = "http")]
         Transport::Http(addr) => {
             let config = crate::http::HttpConfig::default()
                 .with_max_request_bytes(options.max_request_bytes)
                 .with_max_sessions(options.max_sessions)
                 .with_session_idle_timeout(options.session_idle_timeout)
+                .with_max_connections(options.max_connections)
+                .with_drain_timeout(options.drain_timeout)
                 .with_allowed_origins(options.allowed_origins.iter().cloned());
             crate::http::serve_http(server, *addr, &config, shutdown).await
         }
@@ -255,22 +266,89 @@ pub async fn serve(
 
 /// Serves JSON-RPC lines on stdin/stdout. Lines longer than `max_request_bytes` are dropped
 /// (and logged) without stopping the server.
+///
+/// When `shutdown` is cancelled, new calls get a JSON-RPC error, running ones get
+/// `drain_timeout` to finish and are then cancelled (answered with an error), and the session
+/// ends. When the client closes its end of stdout (the pipe's reader is gone), every running
+/// statement is cancelled at once: nobody is left to read the answer. EOF on stdin alone is not
+/// that: a client may close stdin and still read the answers (`printf … | nao-mcp`).
 pub async fn serve_stdio(
     server: McpServer,
     max_request_bytes: usize,
+    drain_timeout: std::time::Duration,
     shutdown: CancellationToken,
 ) -> Result<(), ServeError> {
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let transport =
         AsyncRwTransport::new_server(stdin, stdout).with_max_line_length(max_request_bytes);
+    // Cancelling it cancels every running call's request token (rmcp's serve loop and its
+    // requests are its children) and ends the session.
+    let session = CancellationToken::new();
+    let drain = server.drain().clone();
     let running = server
-        .serve_with_ct(transport, shutdown.child_token())
+        .serve_with_ct(transport, session.clone())
         .await
         .map_err(|e| ServeError::Transport(e.to_string()))?;
+    let watch = tokio::spawn(end_session_when(session.clone(), shutdown, drain, drain_timeout));
     let reason = running
         .waiting()
         .await
         .map_err(|e| ServeError::Transport(e.to_string()))?;
+    watch.abort();
     tracing::info!(?reason, "stdio session ended");
     Ok(())
+}
+
+/// Cancels `session` after a graceful drain once `shutdown` is cancelled, or at once when the
+/// reader of stdout goes away.
+async fn end_session_when(
+    session: CancellationToken,
+    shutdown: CancellationToken,
+    drain: crate::drain::Drain,
+    drain_timeout: std::time::Duration,
+) {
+    tokio::select! {
+        () = shutdown.cancelled() => {
+            let report = drain.shut_down(drain_timeout).await;
+            tracing::info!(running = report.running, cut = report.cut, "drained running calls");
+        }
+        () = stdout_reader_gone() => {
+            tracing::info!("the client closed stdout: cancelling running calls");
+        }
+    }
+    session.cancel();
+}
+
+/// Resolves when stdout is a pipe whose reading end has been closed (the kernel reports an
+/// error condition on the writing end); never when stdout is something else (a file, a
+/// terminal) or cannot be watched.
+#[cfg(target_os = "linux")]
+async fn stdout_reader_gone() {
+    use tokio::io::Interest;
+    use tokio::net::unix::pipe;
+    // A second writing end of the same pipe, registered with the reactor (as rmcp's own
+    // stdio transport does); it is only watched, never written to.
+    match pipe::OpenOptions::new().open_sender("/proc/self/fd/1") {
+        Ok(stdout) => {
+            if let Err(error) = stdout.ready(Interest::ERROR).await {
+                tracing::debug!(%error, "cannot watch stdout");
+                std::future::pending::<()>().await;
+            }
+        }
+        // A pipe without a reader cannot be opened for writing: the client is gone already.
+        Err(error) if error.raw_os_error() == Some(ENXIO) => {}
+        Err(error) => {
+            tracing::debug!(%error, "stdout is not a pipe that can be watched");
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// `open(2)`'s error for a FIFO opened to write, without blocking, that has no reader.
+#[cfg(target_os = "linux")]
+const ENXIO: i32 = 6;
+
+#[cfg(not(target_os = "linux"))]
+async fn stdout_reader_gone() {
+    std::future::pending::<()>().await;
 }

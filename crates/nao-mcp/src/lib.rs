@@ -58,6 +58,7 @@
 #![forbid(unsafe_code)]
 
 pub mod app;
+pub mod drain;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod options;

@@ -86,6 +86,13 @@ TRANSPORT:
                              https://app.example.com or http://host:*). Loopback origins are
                              always accepted; any other Origin gets 403, as does a Host that
                              is not localhost, 127.0.0.1 or ::1 (DNS rebinding).
+    --max-connections N      HTTP: most open connections (default 1024). Beyond it new
+                             connections wait in the system's queue until one closes. A
+                             connection must send its request headers within 10 s and its
+                             body within 30 s, or it is closed.
+    --drain-timeout SECONDS  On SIGTERM or Ctrl-C: stop taking new calls, let running ones
+                             finish for up to this long (default 10; 0 cancels them at once),
+                             answer the rest with a JSON-RPC error, then exit with success.
 
 OTHER:
     --log-level LEVEL        error, warn, info (default), debug or trace; logs go to stderr.
@@ -155,6 +162,10 @@ pub struct Options {
     pub session_idle_timeout: Duration,
     /// HTTP: browser origins accepted beyond the loopback ones (`scheme://host:port`).
     pub allowed_origins: Vec<String>,
+    /// HTTP: the most open connections.
+    pub max_connections: usize,
+    /// How long a shutdown lets running calls finish before cancelling them.
+    pub drain_timeout: Duration,
     /// Open server databases even when their role is privileged.
     pub allow_privileged: bool,
     /// A role every server connection switches to.
@@ -193,6 +204,15 @@ pub const DEFAULT_MAX_SESSIONS: usize = 100;
 /// Default for [`Options::session_idle_timeout`]: 10 minutes.
 pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 
+/// Default for [`Options::max_connections`]: ten times the default session cap, so every
+/// session can hold a few connections (a call, a notification stream) with room to spare, far
+/// below the usual limit of open files.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+/// Default for [`Options::drain_timeout`]: 10 seconds, within the 30 s that service managers
+/// (systemd, Kubernetes) wait after SIGTERM before they kill.
+pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -211,6 +231,8 @@ impl Default for Options {
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             allowed_origins: Vec::new(),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             allow_privileged: false,
             set_role: None,
             memory_limit: None,
@@ -308,6 +330,17 @@ impl Options {
                 "--allow-origin" => {
                     let origin = origin(&value("--allow-origin")?)?;
                     options.allowed_origins.push(origin);
+                }
+                "--max-connections" => {
+                    let n = number(&value("--max-connections")?, "--max-connections")?;
+                    options.max_connections = usize::try_from(n)
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| UsageError("--max-connections wants at least 1".into()))?;
+                }
+                "--drain-timeout" => {
+                    options.drain_timeout =
+                        seconds_or_zero(&value("--drain-timeout")?, "--drain-timeout")?;
                 }
                 "--allow-privileged" => options.allow_privileged = true,
                 "--memory-limit" => {
@@ -452,6 +485,15 @@ fn seconds(text: &str, flag: &str) -> Result<Duration, UsageError> {
         .ok_or_else(|| UsageError(format!("{flag} wants seconds, got {}", shown(text))))
 }
 
+/// A number of seconds that may be zero (`0`, `2.5`, `30s`).
+fn seconds_or_zero(text: &str, flag: &str) -> Result<Duration, UsageError> {
+    let zero = text.trim().trim_end_matches('s').parse::<f64>() == Ok(0.0);
+    if zero {
+        return Ok(Duration::ZERO);
+    }
+    seconds(text, flag)
+}
+
 /// A browser origin `http(s)://host[:port|:*]`. Without a port it means the scheme's default
 /// port, as browsers send it, and is written out so.
 fn origin(text: &str) -> Result<String, UsageError> {
@@ -528,6 +570,9 @@ mod tests {
             "--max-sessions",
             "7",
             "--session-idle-timeout=90",
+            "--max-connections",
+            "64",
+            "--drain-timeout=2.5",
             "--allow-origin",
             "https://app.example.com",
             "--allow-origin=http://[::1]",
@@ -576,6 +621,8 @@ mod tests {
         );
         assert_eq!(options.max_sessions, 7);
         assert_eq!(options.session_idle_timeout, Duration::from_secs(90));
+        assert_eq!(options.max_connections, 64);
+        assert_eq!(options.drain_timeout, Duration::from_millis(2500));
         assert_eq!(
             options.allowed_origins,
             [
@@ -609,6 +656,8 @@ mod tests {
         let options = parse(&["--demo"]).unwrap();
         assert_eq!(options.max_sessions, DEFAULT_MAX_SESSIONS);
         assert_eq!(options.session_idle_timeout, DEFAULT_SESSION_IDLE_TIMEOUT);
+        assert_eq!(options.max_connections, DEFAULT_MAX_CONNECTIONS);
+        assert_eq!(options.drain_timeout, DEFAULT_DRAIN_TIMEOUT);
         assert!(options.allowed_origins.is_empty());
         assert!(!options.allow_privileged);
         assert_eq!(options.memory_limit, None);
@@ -639,6 +688,13 @@ mod tests {
         assert!(parse(&["--demo", "--database"]).is_err());
         assert!(parse(&["--demo", "--max-sessions", "0"]).is_err());
         assert!(parse(&["--demo", "--session-idle-timeout", "0"]).is_err());
+        assert!(parse(&["--demo", "--max-connections", "0"]).is_err());
+        assert!(parse(&["--demo", "--drain-timeout", "-1"]).is_err());
+        assert!(parse(&["--demo", "--drain-timeout", "soon"]).is_err());
+        assert_eq!(
+            parse(&["--demo", "--drain-timeout", "0"]).unwrap().drain_timeout,
+            Duration::ZERO
+        );
         assert!(parse(&["--demo", "--set-role", " "]).is_err());
         for origin in [
             "app.example.com",
@@ -692,6 +748,8 @@ mod tests {
                 vec!["--demo", "--max-sessions", &url],
                 vec!["--demo", "--session-idle-timeout", &url],
                 vec!["--demo", "--allow-origin", &url],
+                vec!["--demo", "--max-connections", &url],
+                vec!["--demo", "--drain-timeout", &url],
             ] {
                 let error = parse(&args).unwrap_err();
                 let shown = format!("{error} {error:?}").to_lowercase();

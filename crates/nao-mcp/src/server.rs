@@ -1,6 +1,8 @@
 //! The MCP server: a [`ToolRegistry`] and a [`ToolContext`] behind rmcp's [`ServerHandler`].
 
+use std::future::Future;
 use std::sync::Arc;
+use std::time::Instant;
 
 use nao_core::{RiskLevel, ToolCall, ToolContext, ToolRegistry, ToolResult, ToolSpec};
 use rmcp::model::{
@@ -11,7 +13,9 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
+use crate::drain::Drain;
 use crate::resources;
 
 /// Instructions sent to the client at initialization, for the model.
@@ -25,14 +29,16 @@ query is checked read-only before it runs and results are capped.";
 /// text content and its output as structured content), and every table of every database
 /// becomes a resource `nao://<database>/<schema.table>`.
 ///
-/// Cloning is cheap; clones share the registry and the context (and so the stored results),
-/// which is what the streamable HTTP transport needs to serve many sessions.
+/// Cloning is cheap; clones share the registry, the context (and so the stored results) and
+/// the [`Drain`] of running calls, which is what the streamable HTTP transport needs to serve
+/// many sessions and shut them all down gracefully.
 #[derive(Debug, Clone)]
 pub struct McpServer {
     registry: Arc<ToolRegistry>,
     ctx: ToolContext,
     tools: Arc<Vec<Tool>>,
     info: Implementation,
+    drain: Drain,
 }
 
 impl McpServer {
@@ -44,7 +50,13 @@ impl McpServer {
             ctx,
             tools: Arc::new(tools),
             info: Implementation::new("nao-mcp", env!("CARGO_PKG_VERSION")),
+            drain: Drain::new(),
         }
+    }
+
+    /// The running calls, and their graceful shutdown ([`Drain::shut_down`]).
+    pub fn drain(&self) -> &Drain {
+        &self.drain
     }
 
     /// The MCP tools this server lists.
@@ -137,14 +149,31 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // A cancelled request (or a client that went away) stops the running statement.
-        let ctx = self.ctx.clone().with_cancel(context.ct.clone());
+        let slot = self.drain.enter().ok_or_else(crate::drain::refused_error)?;
+        // The statement stops when the request is cancelled (`notifications/cancelled`, an
+        // HTTP client that went away, a stdio peer that closed its end) or the shutdown cuts
+        // running calls.
+        let cancel = slot.cancel_token();
+        let ctx = self.ctx.clone().with_cancel(cancel.clone());
         let call = ToolCall::new(
             context.id.to_string(),
             request.name.as_ref(),
             request.arguments.map(Value::Object).unwrap_or(Value::Null),
         );
-        let result = self.registry.call(&call, &ctx).await;
+        let started = Instant::now();
+        let result = until_done(self.registry.call(&call, &ctx), &context.ct, &cancel).await;
+        let outcome = call_outcome(&context.ct, &self.drain, result.is_error);
+        // The transport tests watch this line to see a statement end on a disconnect.
+        tracing::debug!(
+            tool = %call.name,
+            id = %context.id,
+            elapsed_ms = started.elapsed().as_millis(),
+            outcome,
+            "call ended"
+        );
+        if outcome == "cut" {
+            return Err(crate::drain::cut_error());
+        }
         Ok(mcp_result(result).into())
     }
 
@@ -162,7 +191,41 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let ctx = self.ctx.clone().with_cancel(context.ct.clone());
-        resources::read(&ctx, &request.uri).await.map(Into::into)
+        let slot = self.drain.enter().ok_or_else(crate::drain::refused_error)?;
+        let cancel = slot.cancel_token();
+        let ctx = self.ctx.clone().with_cancel(cancel.clone());
+        let result = until_done(resources::read(&ctx, &request.uri), &context.ct, &cancel).await;
+        if result.is_err() && call_outcome(&context.ct, &self.drain, true) == "cut" {
+            return Err(crate::drain::cut_error());
+        }
+        result.map(Into::into)
+    }
+}
+
+/// Runs `work` to its end, cancelling `cancel` (which its statements listen to) as soon as the
+/// request's own token `request` is cancelled. `cancel` is the call's child of the shutdown's
+/// token, so either cause stops the statement.
+async fn until_done<T>(
+    work: impl Future<Output = T>,
+    request: &CancellationToken,
+    cancel: &CancellationToken,
+) -> T {
+    let mut work = std::pin::pin!(work);
+    tokio::select! {
+        out = &mut work => out,
+        () = request.cancelled() => {
+            cancel.cancel();
+            work.await
+        }
+    }
+}
+
+/// How a call ended, for the log and to tell a call the shutdown cut from other failures.
+fn call_outcome(request: &CancellationToken, drain: &Drain, is_error: bool) -> &'static str {
+    match (is_error, request.is_cancelled(), drain.is_cut()) {
+        (false, _, _) => "ok",
+        (true, true, _) => "cancelled",
+        (true, false, true) => "cut",
+        (true, false, false) => "error",
     }
 }

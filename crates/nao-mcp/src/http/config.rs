@@ -3,8 +3,17 @@
 use std::time::Duration;
 
 use crate::options::{
-    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
+    DEFAULT_DRAIN_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REQUEST_BYTES,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
 };
+
+/// Default for [`HttpConfig::with_header_read_timeout`]: a client on this machine sends its
+/// headers at once; ten seconds leave room for a slow network without letting half-sent
+/// requests pile up.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Default for [`HttpConfig::with_body_read_timeout`]: a 4 MiB body at a slow 1 Mbit/s.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Browser origins always accepted: pages served from this machine, on any port.
 const LOOPBACK_ORIGINS: [&str; 6] = [
@@ -40,6 +49,10 @@ pub struct HttpConfig {
     max_sessions: usize,
     session_idle_timeout: Duration,
     allowed_origins: Vec<String>,
+    max_connections: usize,
+    header_read_timeout: Duration,
+    body_read_timeout: Duration,
+    drain_timeout: Duration,
 }
 
 impl Default for HttpConfig {
@@ -49,12 +62,17 @@ impl Default for HttpConfig {
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             allowed_origins: Vec::new(),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
         }
     }
 }
 
 impl HttpConfig {
-    /// Bodies larger than this get 413 (default 4 MiB).
+    /// Bodies larger than this get 413 (default 4 MiB), before a byte is read when the
+    /// request declares its `Content-Length`.
     #[must_use]
     pub fn with_max_request_bytes(mut self, bytes: usize) -> Self {
         self.max_request_bytes = bytes;
@@ -88,6 +106,58 @@ impl HttpConfig {
     ) -> Self {
         self.allowed_origins = origins.into_iter().map(Into::into).collect();
         self
+    }
+
+    /// At most this many open connections (default 1024; at least 1). Beyond it the server
+    /// accepts no more until one closes: new clients wait in the system's listen queue.
+    #[must_use]
+    pub fn with_max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+
+    /// A connection that has not sent a whole request head this long after it opened (or
+    /// after its previous response, on a kept-alive connection) is closed (default 10 s).
+    /// At least 1 ms.
+    #[must_use]
+    pub fn with_header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// A request whose body has not fully arrived this long after its head gets 408 and its
+    /// connection is closed (default 30 s).
+    #[must_use]
+    pub fn with_body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a shutdown lets running calls finish before cancelling them (default 10 s).
+    #[must_use]
+    pub fn with_drain_timeout(mut self, timeout: Duration) -> Self {
+        self.drain_timeout = timeout;
+        self
+    }
+
+    /// The most open connections.
+    pub fn max_connections(&self) -> usize {
+        self.max_connections
+    }
+
+    /// How long a connection may take to send a request head.
+    pub fn header_read_timeout(&self) -> Duration {
+        self.header_read_timeout
+    }
+
+    /// How long a request may take to send its body.
+    pub fn body_read_timeout(&self) -> Duration {
+        self.body_read_timeout
+    }
+
+    /// How long a shutdown waits for running calls.
+    pub fn drain_timeout(&self) -> Duration {
+        self.drain_timeout
     }
 
     /// The largest request body accepted.

@@ -2,37 +2,22 @@
 //! can show, and `Retry-After`; other session-less requests (stateless protocol versions need
 //! no session) go on to rmcp.
 
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
-use hyper::body::{Bytes, Incoming};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
 use hyper::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use hyper::http::request::Parts;
 use hyper::{Request, Response, StatusCode};
 use serde_json::{Value, json};
 
-use super::{Endpoint, HttpResponse, text_response};
+use super::{Endpoint, HttpResponse};
 
 /// JSON-RPC's code for a server error that is not a protocol fault.
 const SERVER_ERROR: i64 = -32000;
 
 impl Endpoint {
-    /// Reads the body (bounded) to see whether it is an `initialize`: refuses it, or passes
-    /// anything else on to rmcp unchanged.
-    pub(super) async fn when_full(&self, request: Request<Incoming>) -> HttpResponse {
-        let (parts, body) = request.into_parts();
-        let bytes = match Limited::new(body, self.max_request_bytes).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(error) if error.is::<LengthLimitError>() => {
-                return text_response(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "Payload Too Large: the request is larger than --max-request-bytes\n",
-                );
-            }
-            Err(_) => {
-                return text_response(
-                    StatusCode::BAD_REQUEST,
-                    "Bad Request: the request body could not be read\n",
-                );
-            }
-        };
+    /// Refuses an `initialize` (the body already read), or passes anything else on to rmcp
+    /// unchanged.
+    pub(super) async fn when_full(&self, parts: Parts, bytes: Bytes) -> HttpResponse {
         match initialize_id(&bytes) {
             Some(id) => {
                 // Warned once when the server filled up; one line per refusal is noise.

@@ -6,14 +6,28 @@
 //! a client looping on `initialize` cannot grow the server without bound. Requests whose
 //! `Host` is not a loopback name (DNS rebinding) or whose `Origin` is present and not allowed
 //! (a web page in the user's browser) get 403.
+//!
+//! Connections are bounded too: at most [`HttpConfig::with_max_connections`] are open (the
+//! rest wait in the listen queue), each must send its request head within
+//! [`HttpConfig::with_header_read_timeout`] and its body within
+//! [`HttpConfig::with_body_read_timeout`], and a declared `Content-Length` above the request
+//! limit gets 413 before the body is read. Failing `accept` calls (out of file descriptors)
+//! back off up to a second instead of spinning, and repeated faults are logged once a second
+//! with a count. A client that drops its connection while a call runs has its call cancelled
+//! (see `sessions`). A shutdown stops accepting, lets running calls finish within
+//! [`HttpConfig::with_drain_timeout`], answers the rest with a JSON-RPC error, then closes the
+//! sessions.
 
+mod body;
 mod config;
 mod full;
 mod sessions;
+mod throttle;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
@@ -21,13 +35,16 @@ use hyper::body::{Bytes, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
-pub use config::HttpConfig;
+pub use config::{DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, HttpConfig};
 use sessions::BoundedSessions;
+use throttle::ThrottledLog;
 
 use crate::McpServer;
 use crate::app::ServeError;
@@ -37,6 +54,19 @@ pub const ENDPOINT: &str = "/mcp";
 
 /// The header naming a request's session.
 const SESSION_HEADER: &str = "mcp-session-id";
+
+/// How long clients are told to wait before reconnecting a dropped response stream (the SSE
+/// `retry` field); a dropped call is cancelled if its client has not come back soon after.
+const SSE_RETRY: Duration = Duration::from_secs(1);
+
+/// The first pause after a failed `accept`; it doubles up to [`MAX_ACCEPT_BACKOFF`].
+const MIN_ACCEPT_BACKOFF: Duration = Duration::from_millis(5);
+
+/// The longest pause after failed `accept`s.
+const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
+
+/// How long open connections get to close once the sessions have ended.
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
 
 /// Binds `addr` and serves streamable HTTP until `shutdown` is cancelled. Every session shares
 /// the server's databases and stored results. See [`HttpConfig`] for the limits and the
@@ -57,20 +87,27 @@ pub async fn serve_http(
     serve_listener(server, listener, config, shutdown).await
 }
 
-/// Serves streamable HTTP on an already bound listener (tests bind port 0).
+/// Serves streamable HTTP on an already bound listener (tests bind port 0). Returns once
+/// `shutdown` is cancelled and the running calls are drained.
 pub async fn serve_listener(
     server: McpServer,
     listener: TcpListener,
     config: &HttpConfig,
     shutdown: CancellationToken,
 ) -> Result<(), ServeError> {
+    let drain = server.drain().clone();
     let sessions = Arc::new(BoundedSessions::new(
         config.max_sessions(),
         config.session_idle_timeout(),
+        SSE_RETRY,
     ));
-    tokio::spawn(sessions.clone().evict_idle_until(shutdown.clone()));
+    // Sessions and their response streams outlive the signal until the drain is over, so that
+    // running calls can still answer.
+    let sessions_end = CancellationToken::new();
+    tokio::spawn(sessions.clone().evict_idle_until(sessions_end.clone()));
     let rmcp_config = StreamableHttpServerConfig::default()
-        .with_cancellation_token(shutdown.child_token())
+        .with_cancellation_token(sessions_end.clone())
+        .with_sse_retry(Some(SSE_RETRY))
         .with_max_request_body_bytes(config.max_request_bytes())
         .with_allowed_origins(config.origins());
     let endpoint = Arc::new(Endpoint {
@@ -81,41 +118,141 @@ pub async fn serve_listener(
         ),
         sessions,
         max_request_bytes: config.max_request_bytes(),
+        body_read_timeout: config.body_read_timeout(),
     });
-    loop {
-        let (stream, peer) = tokio::select! {
-            () = shutdown.cancelled() => return Ok(()),
-            accepted = listener.accept() => match accepted {
-                Ok(pair) => pair,
-                Err(error) => {
-                    // Running out of file descriptors and the like: log and keep serving.
-                    tracing::warn!(%error, "accept failed");
-                    continue;
-                }
-            },
-        };
-        // Small responses go out at once: with Nagle's algorithm each call waited ~40 ms for
-        // the client's delayed ACK.
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::debug!(%peer, %error, "could not set TCP_NODELAY");
-        }
-        let endpoint = endpoint.clone();
-        let shutdown = shutdown.clone();
-        tokio::spawn(async move {
-            let hyper_service = service_fn(move |request| endpoint.clone().route(request));
-            let connection = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), hyper_service)
-                .with_upgrades();
-            tokio::pin!(connection);
-            tokio::select! {
-                result = connection.as_mut() => {
-                    if let Err(error) = result {
-                        tracing::debug!(%peer, %error, "HTTP connection ended with an error");
+    let connections = TaskTracker::new();
+    let accepting = Acceptor {
+        listener,
+        permits: Arc::new(Semaphore::new(config.max_connections())),
+        max_connections: config.max_connections(),
+        log: ThrottledLog::default(),
+    };
+    accepting
+        .run(&shutdown, |stream, permit| {
+            let endpoint = endpoint.clone();
+            let shutdown = shutdown.clone();
+            let header_read_timeout = config.header_read_timeout();
+            connections.spawn(async move {
+                serve_connection(stream, endpoint, header_read_timeout, shutdown).await;
+                drop(permit);
+            });
+        })
+        .await;
+    // The listener is closed: new clients are refused by the system from here on.
+    let report = drain.shut_down(config.drain_timeout()).await;
+    tracing::info!(
+        running = report.running,
+        cut = report.cut,
+        "drained running calls"
+    );
+    sessions_end.cancel();
+    connections.close();
+    if tokio::time::timeout(CLOSE_GRACE, connections.wait())
+        .await
+        .is_err()
+    {
+        tracing::debug!(open = connections.len(), "connections still open at exit");
+    }
+    Ok(())
+}
+
+/// The accept loop: a permit per connection, backoff on errors.
+struct Acceptor {
+    listener: TcpListener,
+    permits: Arc<Semaphore>,
+    max_connections: usize,
+    log: ThrottledLog,
+}
+
+impl Acceptor {
+    /// Accepts connections and hands each to `serve` with its permit until `shutdown`; the
+    /// listener is closed on return.
+    async fn run(
+        self,
+        shutdown: &CancellationToken,
+        mut serve: impl FnMut(TcpStream, OwnedSemaphorePermit),
+    ) {
+        let mut backoff = MIN_ACCEPT_BACKOFF;
+        loop {
+            let permit = match self.permits.clone().try_acquire_owned() {
+                Ok(permit) => permit,
+                Err(_) => {
+                    self.log.warn(
+                        "max-connections",
+                        format_args!(
+                            "{} connections are open (--max-connections): new ones wait \
+                             until one closes",
+                            self.max_connections
+                        ),
+                    );
+                    tokio::select! {
+                        () = shutdown.cancelled() => return,
+                        permit = self.permits.clone().acquire_owned() => match permit {
+                            Ok(permit) => permit,
+                            // Never closed; if it were, no connection could be served.
+                            Err(_) => return,
+                        },
                     }
                 }
-                () = shutdown.cancelled() => connection.as_mut().graceful_shutdown(),
+            };
+            let accepted = tokio::select! {
+                () = shutdown.cancelled() => return,
+                accepted = self.listener.accept() => accepted,
+            };
+            match accepted {
+                Ok((stream, peer)) => {
+                    backoff = MIN_ACCEPT_BACKOFF;
+                    // Small responses go out at once: with Nagle's algorithm each call waited
+                    // ~40 ms for the client's delayed ACK.
+                    if let Err(error) = stream.set_nodelay(true) {
+                        tracing::debug!(%peer, %error, "could not set TCP_NODELAY");
+                    }
+                    serve(stream, permit);
+                }
+                Err(error) => {
+                    // Out of file descriptors and the like: the same error comes back at once,
+                    // so wait (longer each time) instead of spinning, and log sparingly.
+                    drop(permit);
+                    self.log.warn(
+                        "accept",
+                        format_args!("accepting a connection failed: {error}; retrying in {backoff:?}"),
+                    );
+                    tokio::select! {
+                        () = shutdown.cancelled() => return,
+                        () = tokio::time::sleep(backoff) => {}
+                    }
+                    backoff = (backoff * 2).min(MAX_ACCEPT_BACKOFF);
+                }
             }
-        });
+        }
+    }
+}
+
+/// Serves one connection until it closes; on `shutdown` it finishes the request in flight
+/// (its response included) and closes.
+async fn serve_connection(
+    stream: TcpStream,
+    endpoint: Arc<Endpoint>,
+    header_read_timeout: Duration,
+    shutdown: CancellationToken,
+) {
+    let peer = stream.peer_addr().ok();
+    let hyper_service = service_fn(move |request| endpoint.clone().route(request));
+    let connection = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout)
+        .serve_connection(TokioIo::new(stream), hyper_service)
+        .with_upgrades();
+    tokio::pin!(connection);
+    let result = tokio::select! {
+        result = connection.as_mut() => result,
+        () = shutdown.cancelled() => {
+            connection.as_mut().graceful_shutdown();
+            connection.await
+        }
+    };
+    if let Err(error) = result {
+        tracing::debug!(?peer, %error, "HTTP connection ended with an error");
     }
 }
 
@@ -126,6 +263,7 @@ struct Endpoint {
     service: McpService,
     sessions: Arc<BoundedSessions>,
     max_request_bytes: usize,
+    body_read_timeout: Duration,
 }
 
 /// The responses of this transport.
@@ -143,13 +281,32 @@ impl Endpoint {
                 "not found: the MCP endpoint is /mcp\n",
             ));
         }
+        if request.method() != Method::POST {
+            return Ok(self.to_rmcp(request).await);
+        }
+        let (parts, bytes) =
+            match body::read_body(request, self.max_request_bytes, self.body_read_timeout).await {
+                Ok(read) => read,
+                Err(refusal) => return Ok(refusal),
+            };
+        if body::declares_json(&parts)
+            && let Some(refusal) = body::json_rpc_refusal(&bytes)
+        {
+            return Ok(refusal);
+        }
         // A POST without a session may be an `initialize`: when the server is full, look.
         // (The session manager enforces the cap anyway; this turns rmcp's 500 into a 503.)
-        let may_open_a_session =
-            request.method() == Method::POST && !request.headers().contains_key(SESSION_HEADER);
-        if may_open_a_session && self.sessions.is_full() {
-            return Ok(self.when_full(request).await);
+        if !parts.headers.contains_key(SESSION_HEADER) && self.sessions.is_full() {
+            return Ok(self.when_full(parts, bytes).await);
         }
+        Ok(self
+            .service
+            .handle(Request::from_parts(parts, Full::new(bytes)))
+            .await)
+    }
+
+    /// A GET (the notification stream) or DELETE (closing a session), handed to rmcp.
+    async fn to_rmcp(&self, request: Request<Incoming>) -> HttpResponse {
         let deleting = request.method() == Method::DELETE;
         let mut response = self.service.handle(request).await;
         // rmcp answers a DELETE with 202, but the session is closed by then; clients (the
@@ -157,7 +314,7 @@ impl Endpoint {
         if deleting && response.status() == StatusCode::ACCEPTED {
             *response.status_mut() = StatusCode::NO_CONTENT;
         }
-        Ok(response)
+        response
     }
 }
 

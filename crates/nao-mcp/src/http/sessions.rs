@@ -5,6 +5,13 @@
 //! what a long statement looks like, so it is turned off here; instead every request and
 //! every open response stream marks the session busy, and [`BoundedSessions::evict_idle`]
 //! closes only sessions with no stream open and no request for the whole timeout.
+//!
+//! A call's response stream that is dropped before it carried the call's answer (the client
+//! closed the connection) cancels the call, as a `notifications/cancelled` would, unless the
+//! client reconnects to the session (resuming with `Last-Event-ID`) within a grace period of
+//! the SSE retry interval plus a second. The MCP specification asks servers not to treat a
+//! disconnection alone as a cancellation, since a client may resume; a client that does not
+//! come back would otherwise keep its statement running until the statement timeout.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -13,9 +20,14 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_core::Stream;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{
+    CancelledNotification, CancelledNotificationParam, ClientJsonRpcMessage, ClientNotification,
+    RequestId, ServerJsonRpcMessage,
+};
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionHandle, LocalSessionManager,
+};
 use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -66,6 +78,8 @@ struct Activity {
     last_used: Instant,
     /// Response streams (a running call, a standalone GET stream) still open.
     open_streams: usize,
+    /// Streams resumed so far: a client that comes back after a disconnect keeps its calls.
+    resumes: u64,
 }
 
 /// The live sessions and the ones being created, under one lock so the cap is exact.
@@ -90,20 +104,24 @@ pub(crate) struct BoundedSessions {
     book: SharedBook,
     max_sessions: usize,
     idle_timeout: Duration,
+    disconnect_grace: Duration,
 }
 
 impl BoundedSessions {
     /// At most `max_sessions` live sessions (at least one), each closed once it has been idle
-    /// for `idle_timeout`.
-    pub(crate) fn new(max_sessions: usize, idle_timeout: Duration) -> Self {
+    /// for `idle_timeout`. Response streams tell clients to reconnect after `sse_retry`; a call
+    /// whose client went away is cancelled a second after that unless the client came back.
+    pub(crate) fn new(max_sessions: usize, idle_timeout: Duration, sse_retry: Duration) -> Self {
         let mut inner = LocalSessionManager::default();
         // Idleness is judged here, where a running call counts as activity.
         inner.session_config.keep_alive = None;
+        inner.session_config.sse_retry = Some(sse_retry);
         BoundedSessions {
             inner,
             book: SharedBook::default(),
             max_sessions: max_sessions.max(1),
             idle_timeout,
+            disconnect_grace: sse_retry + Duration::from_secs(1),
         }
     }
 
@@ -194,7 +212,59 @@ impl BoundedSessions {
             inner: Box::pin(stream),
             book: self.book.clone(),
             id: id.clone(),
+            call: None,
         }
+    }
+
+    /// The rmcp handle of session `id`, to send it messages later.
+    async fn handle(&self, id: &SessionId) -> Option<LocalSessionHandle> {
+        self.inner.sessions.read().await.get(id).cloned()
+    }
+}
+
+/// A call whose answer has not gone out yet on its response stream.
+struct PendingCall {
+    request: RequestId,
+    session: LocalSessionHandle,
+    grace: Duration,
+}
+
+impl PendingCall {
+    /// Whether `message` answers this call.
+    fn is_answered_by(&self, message: &ServerSseMessage) -> bool {
+        match message.message.as_deref() {
+            Some(ServerJsonRpcMessage::Response(response)) => response.id == self.request,
+            Some(ServerJsonRpcMessage::Error(error)) => error.id.as_ref() == Some(&self.request),
+            _ => false,
+        }
+    }
+
+    /// Cancels the call after the grace period unless the client resumed a stream of the
+    /// session meanwhile (`resumes_then` is the session's count at the disconnect).
+    fn cancel_unless_resumed(self, book: SharedBook, id: SessionId, resumes_then: u64) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            tokio::time::sleep(self.grace).await;
+            let resumed = lock(&book)
+                .sessions
+                .get(&id)
+                .is_none_or(|activity| activity.resumes != resumes_then);
+            if resumed {
+                return;
+            }
+            tracing::debug!(session = %id, request = %self.request, "the client went away mid-call: cancelling it");
+            let cancel = CancelledNotification::new(CancelledNotificationParam::new(
+                Some(self.request),
+                Some("the HTTP client closed the connection".to_owned()),
+            ));
+            let message =
+                ClientJsonRpcMessage::notification(ClientNotification::CancelledNotification(cancel));
+            if let Err(error) = self.session.push_message(message, None).await {
+                tracing::debug!(session = %id, %error, "could not cancel the call of a vanished client");
+            }
+        });
     }
 }
 
@@ -232,6 +302,7 @@ impl SessionManager for BoundedSessions {
                 Activity {
                     last_used: Instant::now(),
                     open_streams: 0,
+                    resumes: 0,
                 },
             );
             book.sessions.len()
@@ -278,12 +349,28 @@ impl SessionManager for BoundedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        let request = match &message {
+            ClientJsonRpcMessage::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        let session = match request {
+            Some(_) => self.handle(id).await,
+            None => None,
+        };
         let stream = self
             .inner
             .create_stream(id, message)
             .await
             .map_err(session_error)?;
-        Ok(self.watch(id, stream))
+        let mut watched = self.watch(id, stream);
+        if let (Some(request), Some(session)) = (request, session) {
+            watched.call = Some(PendingCall {
+                request,
+                session,
+                grace: self.disconnect_grace,
+            });
+        }
+        Ok(watched)
     }
 
     async fn accept_message(
@@ -315,6 +402,9 @@ impl SessionManager for BoundedSessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        if let Some(activity) = lock(&self.book).sessions.get_mut(id) {
+            activity.resumes += 1;
+        }
         let stream = self
             .inner
             .resume(id, last_event_id)
@@ -324,27 +414,49 @@ impl SessionManager for BoundedSessions {
     }
 }
 
-/// A response stream that keeps its session busy while it is open.
+/// A response stream that keeps its session busy while it is open, and cancels its call when
+/// dropped before the answer went out.
 struct WatchedStream<S> {
     inner: Pin<Box<S>>,
     book: SharedBook,
     id: SessionId,
+    /// The call this stream answers, until its answer passes.
+    call: Option<PendingCall>,
 }
 
-impl<S: Stream> Stream for WatchedStream<S> {
+impl<S: Stream<Item = ServerSseMessage>> Stream for WatchedStream<S> {
     type Item = S::Item;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.inner.as_mut().poll_next(cx)
+        let polled = self.inner.as_mut().poll_next(cx);
+        match &polled {
+            Poll::Ready(Some(message)) => {
+                if self.call.as_ref().is_some_and(|c| c.is_answered_by(message)) {
+                    self.call = None;
+                }
+            }
+            // The server ended the stream (the call was cancelled, the session closed).
+            Poll::Ready(None) => self.call = None,
+            Poll::Pending => {}
+        }
+        polled
     }
 }
 
 impl<S> Drop for WatchedStream<S> {
     fn drop(&mut self) {
         // The idle clock starts when the last stream closes, not when its request came in.
-        if let Some(activity) = lock(&self.book).sessions.get_mut(&self.id) {
+        let resumes = {
+            let mut book = lock(&self.book);
+            let Some(activity) = book.sessions.get_mut(&self.id) else {
+                return;
+            };
             activity.open_streams = activity.open_streams.saturating_sub(1);
             activity.last_used = Instant::now();
+            activity.resumes
+        };
+        if let Some(call) = self.call.take() {
+            call.cancel_unless_resumed(self.book.clone(), self.id.clone(), resumes);
         }
     }
 }
@@ -356,7 +468,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn the_cap_holds_and_closing_frees_a_slot() {
-        let sessions = BoundedSessions::new(2, Duration::from_secs(60));
+        let sessions = BoundedSessions::new(2, Duration::from_secs(60), Duration::from_secs(1));
         let (first, _t1) = sessions.create_session().await.unwrap();
         let (_second, _t2) = sessions.create_session().await.unwrap();
         assert!(sessions.is_full());
@@ -374,7 +486,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn only_sessions_idle_for_the_whole_timeout_are_evicted() {
         let timeout = Duration::from_secs(60);
-        let sessions = BoundedSessions::new(10, timeout);
+        let sessions = BoundedSessions::new(10, timeout, Duration::from_secs(1));
         let (idle, _t1) = sessions.create_session().await.unwrap();
         let (used, _t2) = sessions.create_session().await.unwrap();
         let (streaming, _t3) = sessions.create_session().await.unwrap();
