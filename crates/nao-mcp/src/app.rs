@@ -289,7 +289,12 @@ pub async fn serve_stdio(
         .serve_with_ct(transport, session.clone())
         .await
         .map_err(|e| ServeError::Transport(e.to_string()))?;
-    let watch = tokio::spawn(end_session_when(session.clone(), shutdown, drain, drain_timeout));
+    let watch = tokio::spawn(end_session_when(
+        session.clone(),
+        shutdown,
+        drain,
+        drain_timeout,
+    ));
     let reason = running
         .waiting()
         .await

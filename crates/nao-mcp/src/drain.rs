@@ -1,9 +1,12 @@
 //! Graceful shutdown: the calls in flight, how to let them finish, and how to cut the rest.
 //!
-//! Every `tools/call` and `resources/read` holds a [`CallSlot`] while it runs. A shutdown
-//! ([`Drain::shut_down`]) refuses new calls, waits up to its deadline for the running ones, then
-//! cancels what is left through the token every call's statements listen to, and waits a little
-//! more for those calls to send their error.
+//! Every `tools/call` and `resources/read` holds a [`CallSlot`] while it runs, and a transport
+//! may hold one for each request until its answer is sent (the HTTP transport does, so that an
+//! answer still in its stream is not lost). A shutdown ([`Drain::shut_down`]) waits up to its
+//! deadline for the slots, then cancels what is left through the token every call's statements
+//! listen to, waits a little more for those calls to send their error, and from then on refuses
+//! new calls. Transports refuse new requests once the shutdown has begun where they can (HTTP
+//! stops accepting and answers requests on open connections with 503).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -66,9 +69,11 @@ impl Drain {
         Drain::default()
     }
 
-    /// A slot for a new call, or `None` once the shutdown has begun.
+    /// A slot for a new call or request, or `None` once the shutdown has cut running calls.
+    /// (Until then a call that arrives is let run: it may belong to a request taken in before
+    /// the shutdown began.)
     pub fn enter(&self) -> Option<CallSlot> {
-        if self.is_shutting_down() {
+        if self.is_cut() {
             return None;
         }
         Some(CallSlot {
@@ -77,7 +82,7 @@ impl Drain {
         })
     }
 
-    /// Whether the shutdown has begun (new calls are refused).
+    /// Whether the shutdown has begun.
     pub fn is_shutting_down(&self) -> bool {
         self.inner.calls.is_closed()
     }
@@ -92,8 +97,8 @@ impl Drain {
         self.inner.calls.len()
     }
 
-    /// Refuses new calls, lets the running ones finish for up to `deadline`, then cancels the
-    /// rest and gives them a moment to answer with their error.
+    /// Lets the running calls finish for up to `deadline`, then cancels the rest, gives them a
+    /// moment to answer with their error, and refuses new calls.
     pub async fn shut_down(&self, deadline: Duration) -> DrainReport {
         self.inner.calls.close();
         let running = self.running();
@@ -121,13 +126,13 @@ impl Drain {
     }
 }
 
+/// What a call refused because the server is shutting down is told.
+pub(crate) const REFUSED: &str =
+    "the server is shutting down and takes no new calls; retry on a running server";
+
 /// The JSON-RPC error of a call refused because the server is shutting down.
 pub(crate) fn refused_error() -> ErrorData {
-    ErrorData::new(
-        SERVER_ERROR,
-        "the server is shutting down and takes no new calls; retry on a running server",
-        None,
-    )
+    ErrorData::new(SERVER_ERROR, REFUSED, None)
 }
 
 /// The JSON-RPC error of a call cancelled at the drain deadline.
@@ -164,7 +169,7 @@ mod tests {
         let report = drain.shut_down(Duration::from_secs(5)).await;
         assert_eq!(report, DrainReport { running: 2, cut: 1 });
         assert!(drain.is_cut());
-        assert!(drain.enter().is_none(), "no new calls once shutting down");
+        assert!(drain.enter().is_none(), "no new calls once cut");
         assert_eq!(drain.running(), 0);
     }
 

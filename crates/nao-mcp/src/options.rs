@@ -692,7 +692,9 @@ mod tests {
         assert!(parse(&["--demo", "--drain-timeout", "-1"]).is_err());
         assert!(parse(&["--demo", "--drain-timeout", "soon"]).is_err());
         assert_eq!(
-            parse(&["--demo", "--drain-timeout", "0"]).unwrap().drain_timeout,
+            parse(&["--demo", "--drain-timeout", "0"])
+                .unwrap()
+                .drain_timeout,
             Duration::ZERO
         );
         assert!(parse(&["--demo", "--set-role", " "]).is_err());

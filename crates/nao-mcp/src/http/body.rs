@@ -24,6 +24,9 @@ const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC: the JSON is not a valid request object.
 const INVALID_REQUEST: i64 = -32600;
 
+/// JSON-RPC: a server error that is not a protocol fault.
+const SERVER_ERROR: i64 = -32000;
+
 /// The most characters of a parser's complaint quoted back.
 const MAX_DETAIL_CHARS: usize = 200;
 
@@ -76,7 +79,10 @@ pub(super) fn json_rpc_refusal(body: &[u8]) -> Option<HttpResponse> {
             return Some(json_rpc_error(
                 Value::Null,
                 PARSE_ERROR,
-                &format!("Parse error: the body is not valid JSON ({})", detail(&error)),
+                &format!(
+                    "Parse error: the body is not valid JSON ({})",
+                    detail(&error)
+                ),
             ));
         }
     };
@@ -119,6 +125,18 @@ fn json_rpc_error(id: Value, code: i64, message: &str) -> HttpResponse {
     response
 }
 
+/// 503 with a JSON-RPC error answering the request in `body` (if it is one): the server is
+/// shutting down.
+pub(super) fn shutting_down(body: &[u8]) -> HttpResponse {
+    let id = serde_json::from_slice::<Value>(body)
+        .ok()
+        .and_then(|message| message.get("id").cloned())
+        .unwrap_or(Value::Null);
+    let mut response = json_rpc_error(id, SERVER_ERROR, crate::drain::REFUSED);
+    *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    closing(response)
+}
+
 fn too_large() -> HttpResponse {
     closing(text_response(
         StatusCode::PAYLOAD_TOO_LARGE,
@@ -147,7 +165,9 @@ mod tests {
     }
 
     fn futures_body(response: HttpResponse) -> Bytes {
-        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         runtime
             .block_on(response.into_body().collect())
             .unwrap()
@@ -185,6 +205,9 @@ mod tests {
         let body = format!("{{\"a\": \"{}", "x".repeat(10_000));
         let error = error_of(body.as_bytes());
         let message = error["error"]["message"].as_str().unwrap();
-        assert!(message.chars().count() < MAX_DETAIL_CHARS + 200, "{message}");
+        assert!(
+            message.chars().count() < MAX_DETAIL_CHARS + 200,
+            "{message}"
+        );
     }
 }

@@ -48,6 +48,7 @@ use throttle::ThrottledLog;
 
 use crate::McpServer;
 use crate::app::ServeError;
+use crate::drain::Drain;
 
 /// The path of the MCP endpoint.
 pub const ENDPOINT: &str = "/mcp";
@@ -119,6 +120,7 @@ pub async fn serve_listener(
         sessions,
         max_request_bytes: config.max_request_bytes(),
         body_read_timeout: config.body_read_timeout(),
+        drain: drain.clone(),
     });
     let connections = TaskTracker::new();
     let accepting = Acceptor {
@@ -215,7 +217,9 @@ impl Acceptor {
                     drop(permit);
                     self.log.warn(
                         "accept",
-                        format_args!("accepting a connection failed: {error}; retrying in {backoff:?}"),
+                        format_args!(
+                            "accepting a connection failed: {error}; retrying in {backoff:?}"
+                        ),
                     );
                     tokio::select! {
                         () = shutdown.cancelled() => return,
@@ -264,6 +268,7 @@ struct Endpoint {
     sessions: Arc<BoundedSessions>,
     max_request_bytes: usize,
     body_read_timeout: Duration,
+    drain: Drain,
 }
 
 /// The responses of this transport.
@@ -284,11 +289,18 @@ impl Endpoint {
         if request.method() != Method::POST {
             return Ok(self.to_rmcp(request).await);
         }
+        // Held until the answer has gone out, so a shutdown waits for it.
+        let Some(slot) = self.drain.enter() else {
+            return Ok(body::shutting_down(b""));
+        };
         let (parts, bytes) =
             match body::read_body(request, self.max_request_bytes, self.body_read_timeout).await {
                 Ok(read) => read,
                 Err(refusal) => return Ok(refusal),
             };
+        if self.drain.is_shutting_down() {
+            return Ok(body::shutting_down(&bytes));
+        }
         if body::declares_json(&parts)
             && let Some(refusal) = body::json_rpc_refusal(&bytes)
         {
@@ -296,13 +308,14 @@ impl Endpoint {
         }
         // A POST without a session may be an `initialize`: when the server is full, look.
         // (The session manager enforces the cap anyway; this turns rmcp's 500 into a 503.)
-        if !parts.headers.contains_key(SESSION_HEADER) && self.sessions.is_full() {
-            return Ok(self.when_full(parts, bytes).await);
-        }
-        Ok(self
-            .service
-            .handle(Request::from_parts(parts, Full::new(bytes)))
-            .await)
+        let response = if !parts.headers.contains_key(SESSION_HEADER) && self.sessions.is_full() {
+            self.when_full(parts, bytes).await
+        } else {
+            self.service
+                .handle(Request::from_parts(parts, Full::new(bytes)))
+                .await
+        };
+        Ok(response.map(|body| SlotBody { body, _slot: slot }.boxed()))
     }
 
     /// A GET (the notification stream) or DELETE (closing a session), handed to rmcp.
@@ -315,6 +328,32 @@ impl Endpoint {
             *response.status_mut() = StatusCode::NO_CONTENT;
         }
         response
+    }
+}
+
+/// A response body that holds a drain slot until it has been sent (or dropped).
+struct SlotBody {
+    body: BoxBody<Bytes, Infallible>,
+    _slot: crate::drain::CallSlot,
+}
+
+impl hyper::body::Body for SlotBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
     }
 }
 

@@ -431,7 +431,11 @@ impl<S: Stream<Item = ServerSseMessage>> Stream for WatchedStream<S> {
         let polled = self.inner.as_mut().poll_next(cx);
         match &polled {
             Poll::Ready(Some(message)) => {
-                if self.call.as_ref().is_some_and(|c| c.is_answered_by(message)) {
+                if self
+                    .call
+                    .as_ref()
+                    .is_some_and(|c| c.is_answered_by(message))
+                {
                     self.call = None;
                 }
             }

@@ -57,7 +57,11 @@ impl ThrottledLog {
             }
         };
         if held_back > 0 {
-            tracing::warn!(kind, held_back, "{message} ({held_back} more since the last line)");
+            tracing::warn!(
+                kind,
+                held_back,
+                "{message} ({held_back} more since the last line)"
+            );
         } else {
             tracing::warn!(kind, "{message}");
         }
@@ -81,6 +85,9 @@ mod tests {
         tokio::time::advance(WINDOW).await;
         assert!(log.warn("accept", "too many open files"));
         let windows = log.windows.lock().unwrap_or_else(PoisonError::into_inner);
-        assert_eq!(windows["accept"].held_back, 0, "the count was reported and reset");
+        assert_eq!(
+            windows["accept"].held_back, 0,
+            "the count was reported and reset"
+        );
     }
 }

@@ -16,6 +16,10 @@ use tokio::process::{Child, Command};
 /// Generous: only a hang trips it, it is not a performance threshold.
 pub const WAIT: Duration = Duration::from_secs(60);
 
+/// A statement that runs for hours: counting to 10^11 one row at a time.
+pub const ENDLESS_SQL: &str = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c \
+     WHERE x < 100000000000) SELECT count(*) FROM c";
+
 /// The protocol version the tests speak.
 pub const PROTOCOL: &str = "2025-06-18";
 
@@ -71,6 +75,91 @@ impl HttpServer {
     /// The process id.
     pub fn pid(&self) -> u32 {
         self.child.id().expect("a running child")
+    }
+
+    /// Sends SIGTERM.
+    pub fn terminate(&self) {
+        let killed = std::process::Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(killed.success());
+    }
+
+    /// Waits for the process to exit.
+    pub async fn exit_status(&mut self) -> std::process::ExitStatus {
+        tokio::time::timeout(WAIT, self.child.wait())
+            .await
+            .expect("the server exits")
+            .unwrap()
+    }
+
+    /// Waits until stderr holds a line containing every one of `needles`; returns that line.
+    pub async fn wait_for_log(&self, needles: &[&str]) -> String {
+        tokio::time::timeout(WAIT, async {
+            loop {
+                let found = self
+                    .stderr
+                    .lock()
+                    .unwrap()
+                    .lines()
+                    .find(|line| needles.iter().all(|n| line.contains(n)))
+                    .map(str::to_owned);
+                if let Some(line) = found {
+                    return line;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "no log line with {needles:?}:\n{}",
+                self.stderr.lock().unwrap()
+            )
+        })
+    }
+
+    /// A `tools/call` of `execute_sql` within `session`, on a connection left open once the
+    /// response has begun (its head read): drop it to vanish mid-call.
+    pub async fn start_call(&self, session: &str, id: i64, sql: &str) -> TcpStream {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "execute_sql", "arguments": {"sql_query": sql}}})
+        .to_string();
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\n\
+             MCP-Protocol-Version: {PROTOCOL}\r\nContent-Length: {}\r\n\r\n",
+            self.addr,
+            body.len()
+        );
+        tokio::time::timeout(WAIT, async {
+            let mut stream = TcpStream::connect(self.addr).await.unwrap();
+            stream.write_all(head.as_bytes()).await.unwrap();
+            stream.write_all(body.as_bytes()).await.unwrap();
+            let mut seen = Vec::new();
+            let mut byte = [0u8; 1];
+            while !seen.ends_with(b"\r\n\r\n") {
+                let n = stream.read(&mut byte).await.unwrap();
+                assert_eq!(n, 1, "the server closed before answering");
+                seen.push(byte[0]);
+            }
+            let head = String::from_utf8_lossy(&seen);
+            assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+            stream
+        })
+        .await
+        .expect("the call starts")
+    }
+
+    /// A `tools/call` of `execute_sql` within `session`, answered in full.
+    pub async fn execute_sql(&self, session: &str, id: i64, sql: &str) -> Reply {
+        self.in_session(
+            session,
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "execute_sql", "arguments": {"sql_query": sql}}}),
+        )
+        .await
     }
 
     /// A POST of a JSON-RPC message to `/mcp`, with the headers MCP needs and `extra`.
