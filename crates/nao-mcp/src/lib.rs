@@ -44,11 +44,18 @@
 //! ## Untrusted input
 //! Tool arguments are validated by the registry and SQL goes through `nao_guard::check`.
 //! JSON-RPC messages longer than `--max-request-bytes` (default 4 MiB) are dropped; malformed
-//! messages and unknown methods get JSON-RPC errors; a cancelled request or a client that
-//! goes away cancels its running statement. Over HTTP, live sessions are capped
+//! messages and unknown methods get JSON-RPC errors (over HTTP: 400 with -32700 for malformed
+//! JSON); a cancelled request or a client that goes away (an HTTP client that closes its
+//! connection and does not resume within a couple of seconds, a stdio client that closes its
+//! end of stdout) cancels its running statement. Over HTTP, live sessions are capped
 //! (`--max-sessions`, a full server answers 503) and idle ones closed
-//! (`--session-idle-timeout`); requests with a non-loopback `Host` or a foreign `Origin` get
-//! 403. Database URLs may carry credentials in any form (URL userinfo, `%`-encoded, query
+//! (`--session-idle-timeout`); open connections are capped (`--max-connections`, the rest
+//! wait), request heads must arrive within 10 s and bodies within 30 s, a declared
+//! `Content-Length` above the limit gets 413 unread, failing `accept`s back off instead of
+//! spinning and repeated faults are logged once a second; requests with a non-loopback `Host`
+//! or a foreign `Origin` get 403. On SIGTERM or Ctrl-C the server stops taking calls, lets
+//! running ones finish within `--drain-timeout` (default 10 s), answers the rest with a
+//! JSON-RPC error and exits with success ([`drain`]). Database URLs may carry credentials in any form (URL userinfo, `%`-encoded, query
 //! parameters, key=value strings): the server never echoes them in errors, logs or `Debug`
 //! output ([`redact`]), and logs go to stderr only, since stdout is the protocol channel.
 //!

@@ -75,8 +75,9 @@ async fn run(options: Options) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // SIGTERM and Ctrl-C stop serving: running statements are cancelled (their read-only
-    // connections roll back) and the process exits 0.
+    // SIGTERM and Ctrl-C stop serving: running calls get --drain-timeout to finish, the rest
+    // are cancelled (their read-only connections roll back) and answered with an error, and
+    // the process exits 0.
     let shutdown = CancellationToken::new();
     tokio::spawn(cancel_on_signal(shutdown.clone()));
     match app::serve(server, &options, shutdown).await {
