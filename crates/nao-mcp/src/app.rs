@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use nao_core::guard::Policy;
 use nao_core::masking::{MaskKey, ValueDetector};
-use nao_core::{Databases, Dialect, Settings, ToolContext, tools};
+use nao_core::{AdmissionLimits, Databases, Dialect, Settings, ToolContext, tools};
 use nao_dialects::{EngineLimits, Isolation, Spill};
 use rmcp::ServiceExt;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -196,7 +196,17 @@ pub fn settings(options: &Options) -> Settings {
     if let Some(timeout) = options.timeout {
         settings = settings.with_timeout(timeout);
     }
-    settings
+    let mut admission = AdmissionLimits::default();
+    if let Some(running) = options.max_running {
+        admission = admission.with_max_running(running);
+    }
+    if let Some(waiting) = options.max_waiting {
+        admission = admission.with_max_waiting(waiting);
+    }
+    if let Some(wait) = options.max_wait {
+        admission = admission.with_max_wait(wait);
+    }
+    settings.with_admission(admission)
 }
 
 /// The masking key in `path`: 32 hex digits, else the file's text as a passphrase (without

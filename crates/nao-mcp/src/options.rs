@@ -59,6 +59,13 @@ LIMITS:
                              `openssl rand -hex 16` prints, or a long passphrase), so hashes
                              stay the same across restarts. Default: a random key per run.
     --max-request-bytes N    Largest JSON-RPC message accepted (default 4194304).
+    --max-running N          Statements one database runs at once (default: twice the cores,
+                             at least 4, and no more than its own pool). The others wait
+                             for a turn; waiting does not count against --timeout.
+    --max-waiting N          Statements that may wait for a turn per database (default 256);
+                             one more is answered busy (retry later) at once.
+    --max-wait SECONDS       How long a statement waits for a turn before it is answered
+                             busy (retry later) (default 10).
 
 EMBEDDED ENGINES (SQLite, DuckDB):
     --memory-limit SIZE      Memory one database's engine may use (e.g. 512MiB, 2GiB; default
@@ -166,6 +173,12 @@ pub struct Options {
     pub max_connections: usize,
     /// How long a shutdown lets running calls finish before cancelling them.
     pub drain_timeout: Duration,
+    /// Statements one database runs at once.
+    pub max_running: Option<usize>,
+    /// Statements that may wait for a turn per database.
+    pub max_waiting: Option<usize>,
+    /// How long a statement waits for a turn.
+    pub max_wait: Option<Duration>,
     /// Open server databases even when their role is privileged.
     pub allow_privileged: bool,
     /// A role every server connection switches to.
@@ -220,6 +233,9 @@ impl Default for Options {
             demo: false,
             max_rows: None,
             timeout: None,
+            max_running: None,
+            max_waiting: None,
+            max_wait: None,
             allow_tables: Vec::new(),
             deny_tables: Vec::new(),
             deny_columns: Vec::new(),
@@ -293,6 +309,22 @@ impl Options {
                     options.max_rows = Some(number(&value("--max-rows")?, "--max-rows")?)
                 }
                 "--timeout" => options.timeout = Some(seconds(&value("--timeout")?, "--timeout")?),
+                "--max-running" => {
+                    let n = number(&value("--max-running")?, "--max-running")?;
+                    options.max_running = Some(
+                        usize::try_from(n)
+                            .ok()
+                            .filter(|n| *n > 0)
+                            .ok_or_else(|| UsageError("--max-running wants at least 1".into()))?,
+                    );
+                }
+                "--max-waiting" => {
+                    let n = number(&value("--max-waiting")?, "--max-waiting")?;
+                    options.max_waiting = Some(usize::try_from(n).unwrap_or(usize::MAX));
+                }
+                "--max-wait" => {
+                    options.max_wait = Some(seconds_or_zero(&value("--max-wait")?, "--max-wait")?);
+                }
                 "--allow-table" => options.allow_tables.push(value("--allow-table")?),
                 "--deny-table" => options.deny_tables.push(value("--deny-table")?),
                 "--deny-column" => options.deny_columns.push(value("--deny-column")?),
@@ -573,6 +605,11 @@ mod tests {
             "--max-connections",
             "64",
             "--drain-timeout=2.5",
+            "--max-running",
+            "3",
+            "--max-waiting=40",
+            "--max-wait",
+            "2",
             "--allow-origin",
             "https://app.example.com",
             "--allow-origin=http://[::1]",
@@ -623,6 +660,9 @@ mod tests {
         assert_eq!(options.session_idle_timeout, Duration::from_secs(90));
         assert_eq!(options.max_connections, 64);
         assert_eq!(options.drain_timeout, Duration::from_millis(2500));
+        assert_eq!(options.max_running, Some(3));
+        assert_eq!(options.max_waiting, Some(40));
+        assert_eq!(options.max_wait, Some(Duration::from_secs(2)));
         assert_eq!(
             options.allowed_origins,
             [
