@@ -147,7 +147,10 @@ impl EngineLimits {
         self
     }
 
-    /// The most threads the engine runs one statement on (at least 1).
+    /// The most threads the engine uses (at least 1; the default is the machine's cores).
+    /// DuckDB runs the statements of one database on a pool of this many threads; SQLite
+    /// runs each statement on one thread and up to this many statements at once, each on a
+    /// connection of its own (at least two).
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);

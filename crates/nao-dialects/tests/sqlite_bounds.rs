@@ -174,7 +174,8 @@ async fn a_tiny_cap_keeps_the_floor() {
 #[tokio::test]
 async fn fixed_limits_hold_on_every_pooled_connection() {
     let dir = TempDir::new("pool");
-    let db = open_file(&dir, &EngineLimits::default());
+    // Seven connections, one per round below, whatever the machine's cores.
+    let db = open_file(&dir, &EngineLimits::default().threads(7));
     // Streams of many one-row batches hold their connection until dropped: with `held` of
     // them open, the probes run on a connection no earlier probe ran on.
     let slow = read(

@@ -27,8 +27,8 @@ pub struct SqliteDialect {
     name: String,
     target: Target,
     pool: Arc<Pool>,
-    /// The in-memory database's loading connection: kept open (a shared-cache in-memory
-    /// database lives as long as one connection to it), never used again.
+    /// The in-memory database's loading connection: kept open (a `memdb` database lives as
+    /// long as one connection to it), never used again.
     _sealed_writer: Option<Mutex<Connection>>,
 }
 
@@ -126,8 +126,9 @@ impl SqliteDialect {
 
     /// Creates an in-memory database, lets `load` fill it through a writable connection, then
     /// seals it: that connection is kept (the database lives as long as it does) but never
-    /// handed out, and every query runs on read-only connections to the same shared-cache
-    /// database (`file:nao_…?mode=memory&cache=shared`).
+    /// handed out, and every query runs on read-only connections to the same database in
+    /// SQLite's `memdb` VFS (`file:/nao_…?vfs=memdb`), several at once (see
+    /// [Memory and limits](super#memory-and-limits)).
     ///
     /// ```
     /// use nao_dialects::sqlite::SqliteDialect;
@@ -161,7 +162,11 @@ impl SqliteDialect {
         load: impl FnOnce(&Connection) -> rusqlite::Result<()>,
     ) -> Result<Self, DialectError> {
         let name = name.into();
-        let uri = format!("file:{}?mode=memory&cache=shared", unique_memory_name());
+        // Not a shared-cache database (`mode=memory&cache=shared`): its connections share one
+        // b-tree behind one mutex, held for each step of a statement, so they run one at a
+        // time. A named `memdb` database is one buffer that each connection reads into its
+        // own page cache, locking the buffer only to copy a page.
+        let uri = format!("file:/{}?vfs=memdb", unique_memory_name());
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_URI
@@ -225,14 +230,16 @@ impl SqliteDialect {
         &self,
         f: impl FnOnce(&Connection) -> Result<T, DialectError> + Send + 'static,
     ) -> Result<T, DialectError> {
-        let pool = self.pool.clone();
+        let slot = self.pool.slot().await;
         let name = self.name.clone();
         let task = tokio::task::spawn_blocking(move || {
-            let conn = pool.get().map_err(|e| errors::dialect_error(&name, e))?;
+            let conn = slot
+                .connection()
+                .map_err(|e| errors::dialect_error(&name, e))?;
             let outcome = limits::set_value_limit(&conn, nao_core::DEFAULT_MAX_BYTES)
                 .map_err(|e| errors::dialect_error(&name, e))
                 .and_then(|()| f(&conn));
-            pool.put(conn);
+            slot.give_back(conn);
             outcome
         });
         task.await.map_err(|e| DialectError::Engine {
@@ -268,6 +275,12 @@ impl Dialect for SqliteDialect {
         SqlDialect::Sqlite
     }
 
+    /// The pool's connections (the [`EngineLimits`] threads, at least 2): a statement beyond
+    /// them waits for one.
+    fn max_concurrent_statements(&self) -> Option<usize> {
+        Some(self.pool.size())
+    }
+
     async fn execute(
         &self,
         sql: &ReadOnlySql,
@@ -283,7 +296,7 @@ impl Dialect for SqliteDialect {
             deadline: Instant::now().checked_add(options.timeout),
             cancel: options.cancel.clone(),
         };
-        query::execute(self.pool.clone(), job).await
+        query::execute(&self.pool, job).await
     }
 
     async fn list_tables(&self, filter: &TableFilter) -> Result<Vec<TableInfo>, DialectError> {

@@ -26,7 +26,9 @@
 //!   [`DialectError::Connection`](nao_core::DialectError::Connection) naming the path).
 //! - [`SqliteDialect::in_memory`] gives the host a writable connection to load a new in-memory
 //!   database, then seals it: the loading connection is kept (so the database lives) but never
-//!   handed out again; [`SqliteDialect::from_batches`] loads Arrow batches that way.
+//!   handed out again; [`SqliteDialect::from_batches`] loads Arrow batches that way. The
+//!   database lives in SQLite's `memdb` VFS under a name of its own, which the read-only
+//!   connections open (see [Concurrency](#concurrency)).
 //! - [`SqliteDialect::open_with`] and [`SqliteDialect::in_memory_with`] do the same within
 //!   [`EngineLimits`](crate::EngineLimits) (see [Memory and limits](#memory-and-limits));
 //!   `open` and `in_memory` use the defaults.
@@ -39,7 +41,7 @@
 //! the engine enforces it again, so a guard bug or the guard's escape hatch cannot write:
 //! 1. connections are opened with `SQLITE_OPEN_READ_ONLY`;
 //! 2. `PRAGMA query_only = ON` makes SQLite refuse any write on the connection (this also
-//!    covers the shared-cache in-memory database, whose pages a writer opened);
+//!    covers the in-memory database, which its loading connection opened writable);
 //! 3. an authorizer, consulted while each statement is prepared, allows only reads, `SELECT`,
 //!    recursive CTEs, functions (except `load_extension` and file functions) and the pragmas
 //!    that only read ([`SqlitePragma`](nao_core::guard::SqlitePragma), the list the guard
@@ -77,7 +79,7 @@
 //!
 //! ## Streaming, caps and time
 //! Each statement runs on a tokio blocking thread (never on the async runtime) with a pooled
-//! connection (at most four are kept idle). Preparation happens before
+//! connection (see [Concurrency](#concurrency)). Preparation happens before
 //! [`execute`](nao_core::Dialect::execute) returns, so syntax errors, unknown names and denied
 //! writes come back from it; so does the first batch, which fixes the schema. Batches of
 //! `batch_size` rows (sooner when they reach `max_bytes`) then go through a channel holding one
@@ -87,6 +89,27 @@
 //! ([`Cancelled`](nao_core::DialectError::Cancelled)), the timeout measured from the start of
 //! `execute` passes ([`Timeout`](nao_core::DialectError::Timeout)), or the stream was dropped;
 //! the connection then returns to the pool.
+//!
+//! ## Concurrency
+//! Statements run in parallel, each on a read-only connection of its own, as many at once as
+//! the [`EngineLimits`](crate::EngineLimits) threads allow (the machine's cores by default),
+//! at least two; [`max_concurrent_statements`](nao_core::Dialect::max_concurrent_statements)
+//! says how many, so a host's admission queue (nao-core's `AdmittedDialect`) holds the rest.
+//! A statement beyond them waits for a connection, and that wait counts against its time
+//! limit and ends when it is cancelled. Connections are opened when first needed and kept; a
+//! statement keeps its connection until its stream is read to the end or dropped, so a caller
+//! that holds as many unread streams as there are connections makes its next statement wait.
+//! - *Files*: each connection takes SQLite's shared lock, which readers hold together, in
+//!   rollback-journal and WAL mode alike.
+//! - *In memory*: the database is a named `memdb` database (`file:/nao_…?vfs=memdb`), one
+//!   buffer that every connection reads pages from into its own page cache, locking the buffer
+//!   only while it copies a page. (A shared-cache database, `mode=memory&cache=shared`, would
+//!   keep one copy of the pages, but its connections share one b-tree behind one mutex, held
+//!   for each step of a statement: they ran one at a time, about one core however many
+//!   callers.) The cost is memory: the database once, plus each connection's page cache,
+//!   which holds the pages that connection read up to its `cache_size` (below). The demo shop
+//!   (`DemoScale::Full`, about 300,000 rows) takes about 17 MiB open, and its two connections
+//!   about 26 MiB more once warmed by the `concurrent_reads` bench.
 //!
 //! ## Memory and limits
 //! The byte cap ([`ExecOptions::max_bytes`](nao_core::ExecOptions::max_bytes)) bounds what a
@@ -127,9 +150,11 @@
 //! **Per database: [`EngineLimits`](crate::EngineLimits)**
 //! ([`SqliteDialect::open_with`], [`SqliteDialect::in_memory_with`], and `sqlite://` URLs
 //! through [`OpenOptions`](crate::OpenOptions); `open` and `in_memory` take the defaults):
-//! - *Page cache*: each connection's `cache_size` is a sixteenth of the memory limit, between
-//!   1 MiB and 64 MiB. It is also how much a sort keeps in memory before it writes sorted runs
-//!   to a temporary file.
+//! - *Connections*: the threads, at least two (see [Concurrency](#concurrency)).
+//! - *Page cache*: the connections' `cache_size` together are a quarter of the memory limit
+//!   (each between 1 MiB and 64 MiB), so with every connection busy, caches and sort buffers
+//!   hold at most half of it. The cache is also how much a sort keeps in memory before it
+//!   writes sorted runs to a temporary file.
 //! - *Soft heap limit*: `PRAGMA soft_heap_limit` is one setting for the whole process, so the
 //!   adapters only ever lower it: to the smallest memory limit of any SQLite adapter opened so
 //!   far, keeping a lower one the host set, and never raising it again (not even when that
@@ -144,7 +169,8 @@
 //!   statement holds at once are bounded too: statements that reach it fail with a
 //!   `ResourceLimit` error.
 //! - *Threads*: SQLite runs a statement on the thread that steps it, one of tokio's blocking
-//!   threads; with no sorter helper threads that is one thread, within any thread count.
+//!   threads, with no sorter helper threads; the thread limit is how many statements run at
+//!   once, each on its connection.
 //! - *Spill*: SQLite cannot honour [`Spill`](crate::Spill), so it is ignored and every
 //!   connection runs with `temp_store = FILE`: a sort keeps a page cache's worth of rows in
 //!   memory and writes the rest to temporary files as sorted runs, and each temporary b-tree
@@ -179,7 +205,7 @@
 //! | temporary b-trees (`DISTINCT`, `UNION`/`INTERSECT`/`EXCEPT`, `IN (subquery)`, materialized CTEs and views, a recursive CTE's queue, window partitions, `count(DISTINCT …)`, automatic indexes) | 2 MiB of cache each, then temporary files (bounded by the time limit) |
 //! | `json_each`/`json_tree` over a value | the value limit times a small factor (a 2-million-element array: 70 MB) |
 //! | the parse tree and compiled program | the SQL length, instruction, depth and compound limits (a 1.3 MB `IN` list: 38 MB) |
-//! | the page cache | `cache_size` per connection; an in-memory database's whole data |
+//! | the page cache | `cache_size` per connection (an in-memory database's data is held once besides, in its `memdb` buffer) |
 //!
 //! Time is bounded by the progress handler between virtual-machine steps, but not inside one
 //! function call: `LIKE`/`GLOB` cost the pattern's length times the value's (a 5,001-byte

@@ -1,18 +1,15 @@
 //! Read-only connections: open flags, `query_only`, resource settings and limits, the
-//! authorizer, and a small pool.
+//! authorizer, and a pool of as many connections as statements may run at once.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::limits;
 use super::resources::Resources;
-
-/// Idle connections kept for the next query; more are opened when queries overlap and
-/// closed when they finish.
-const MAX_IDLE: usize = 4;
 
 /// How long a reader waits for a writer elsewhere to release its lock. SQLite cannot interrupt
 /// this wait, so it stays short.
@@ -23,7 +20,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(2);
 pub(crate) enum Target {
     /// A database file.
     File(PathBuf),
-    /// A `file:` URI (the shared-cache in-memory databases).
+    /// A `file:` URI (the sealed in-memory databases, in SQLite's `memdb` VFS).
     Uri(String),
 }
 
@@ -60,39 +57,71 @@ pub(crate) fn open_read_only(target: &Target) -> rusqlite::Result<Connection> {
     open_read_only_with(target, &tests::default_resources())
 }
 
-/// Read-only connections to one database, opened on demand, at most [`MAX_IDLE`] kept.
+/// Read-only connections to one database: at most [`Resources::connections`] in use at once,
+/// each taken with a [`Slot`]; opened on demand and kept once opened.
 #[derive(Debug)]
 pub(crate) struct Pool {
     target: Target,
     resources: Resources,
     idle: Mutex<Vec<Connection>>,
+    /// One permit per connection that may be in use.
+    slots: Arc<Semaphore>,
 }
 
 impl Pool {
     /// A pool holding `first` (already opened with `resources`, which proved the target
     /// opens).
     pub(crate) fn new(target: Target, resources: Resources, first: Connection) -> Self {
+        let slots = Arc::new(Semaphore::new(resources.connections));
         Pool {
             target,
             resources,
             idle: Mutex::new(vec![first]),
+            slots,
         }
     }
 
-    /// An idle connection, or a new one. Blocking: call from a blocking task.
-    pub(crate) fn get(&self) -> rusqlite::Result<Connection> {
-        let idle = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+    /// How many connections may be in use at once.
+    pub(crate) fn size(&self) -> usize {
+        self.resources.connections
+    }
+
+    /// Waits until a connection may be taken. Dropping the future gives up the wait.
+    pub(crate) async fn slot(self: &Arc<Self>) -> Slot {
+        let permit = Arc::clone(&self.slots)
+            .acquire_owned()
+            .await
+            .unwrap_or_else(|_| unreachable!("the pool's semaphore is never closed"));
+        Slot {
+            pool: Arc::clone(self),
+            _permit: permit,
+        }
+    }
+}
+
+/// The right to use one of the pool's connections; gives it up when dropped.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    pool: Arc<Pool>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Slot {
+    /// An idle connection, or a new one. Blocking (it may open one): call from a blocking
+    /// task.
+    pub(crate) fn connection(&self) -> rusqlite::Result<Connection> {
+        let idle = self.pool.idle.lock().ok().and_then(|mut idle| idle.pop());
         match idle {
             Some(conn) => Ok(conn),
-            None => open_read_only_with(&self.target, &self.resources),
+            None => open_read_only_with(&self.pool.target, &self.pool.resources),
         }
     }
 
-    /// Returns a connection after use; beyond [`MAX_IDLE`] it is closed.
-    pub(crate) fn put(&self, conn: Connection) {
-        if let Ok(mut idle) = self.idle.lock()
-            && idle.len() < MAX_IDLE
-        {
+    /// Returns the connection taken with this slot, to serve the next statement, and gives
+    /// up the slot. Idle connections never outnumber the slots, since each is taken and
+    /// returned under one.
+    pub(crate) fn give_back(self, conn: Connection) {
+        if let Ok(mut idle) = self.pool.idle.lock() {
             idle.push(conn);
         }
     }
@@ -107,9 +136,10 @@ pub(crate) mod tests {
         Resources::new(&crate::EngineLimits::default())
     }
 
-    /// A shared-cache in-memory database holding `t(x)` with one row, and its writer.
+    /// An in-memory database (in the `memdb` VFS, as the adapter's) holding `t(x)` with one
+    /// row, and its writer.
     pub(crate) fn shared_memory(name: &str) -> (Connection, Target) {
-        let uri = format!("file:{name}?mode=memory&cache=shared");
+        let uri = format!("file:/{name}?vfs=memdb");
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_URI;
@@ -138,20 +168,24 @@ pub(crate) mod tests {
         assert_eq!(rows, 1);
     }
 
-    #[test]
-    fn every_pooled_connection_has_the_settings_and_limits() {
+    #[tokio::test]
+    async fn every_pooled_connection_has_the_settings_and_limits() {
         let (_writer, target) = shared_memory("nao_open_test_pool_limits");
         let engine = crate::EngineLimits::new()
             .memory_limit(64 << 20)
+            .threads(3)
             .spill(crate::Spill::Off);
         let resources = Resources::new(&engine);
         let first = open_read_only_with(&target, &resources).expect("first");
-        let pool = Pool::new(target, resources, first);
-        // More connections than the pool keeps, all held at once: the first, then new ones.
-        let held: Vec<Connection> = (0..MAX_IDLE + 2)
-            .map(|_| pool.get().expect("connection"))
-            .collect();
-        for mut conn in held {
+        let pool = Arc::new(Pool::new(target, resources, first));
+        assert_eq!(pool.size(), 3);
+        // Every slot taken at once: the first connection, then new ones.
+        let mut slots = Vec::new();
+        for _ in 0..pool.size() {
+            slots.push(pool.slot().await);
+        }
+        for slot in &slots {
+            let mut conn = slot.connection().expect("connection");
             for fixed in limits::FIXED {
                 assert_eq!(
                     conn.limit(fixed.limit).expect("limit"),
@@ -167,7 +201,7 @@ pub(crate) mod tests {
             let cache: i64 = conn
                 .query_row("PRAGMA cache_size", [], |r| r.get(0))
                 .expect("cache_size");
-            assert_eq!(cache, -4096, "64 MiB / 16, in KiB");
+            assert_eq!(cache, -5461, "64 MiB / (4 × 3), in KiB");
             let temp: i64 = conn
                 .query_row("PRAGMA temp_store", [], |r| r.get(0))
                 .expect("temp_store");
@@ -177,5 +211,29 @@ pub(crate) mod tests {
                 .expect_err("no database may be attached");
             assert!(err.to_string().contains("too many attached"), "{err}");
         }
+    }
+
+    #[tokio::test]
+    async fn a_full_pool_makes_the_next_statement_wait_for_a_slot() {
+        let (_writer, target) = shared_memory("nao_open_test_pool_wait");
+        let resources = Resources::new(&crate::EngineLimits::new().threads(2));
+        let first = open_read_only_with(&target, &resources).expect("first");
+        let pool = Arc::new(Pool::new(target, resources, first));
+        let one = pool.slot().await;
+        let two = pool.slot().await;
+        let conn = two.connection().expect("a second connection");
+        let waiting = tokio::time::timeout(Duration::from_millis(50), pool.slot()).await;
+        assert!(waiting.is_err(), "a third statement waits");
+        two.give_back(conn);
+        let three = tokio::time::timeout(Duration::from_secs(5), pool.slot())
+            .await
+            .expect("a slot given back is taken");
+        let reused = three.connection().expect("the idle connection");
+        let x: i64 = reused
+            .query_row("SELECT x FROM t", [], |r| r.get(0))
+            .expect("read");
+        assert_eq!(x, 1);
+        assert_eq!(pool.idle.lock().expect("idle").len(), 0, "it was reused");
+        drop(one);
     }
 }

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::convert::{ColumnBuilder, Misfit};
-use super::open::Pool;
+use super::open::{Pool, Slot};
 use super::types::Declared;
 use super::{errors, limits};
 
@@ -70,15 +70,23 @@ impl From<DialectError> for Stop {
     }
 }
 
-/// Starts `job` on a blocking thread and waits for its schema and first batch, so errors of
-/// preparation (syntax, unknown tables, denied writes) come back here, before any stream.
-pub(crate) async fn execute(pool: Arc<Pool>, job: Job) -> Result<BatchStream, DialectError> {
+/// Waits for one of the pool's connections, starts `job` on it on a blocking thread and waits
+/// for its schema and first batch, so errors of preparation (syntax, unknown tables, denied
+/// writes) come back here, before any stream. The wait for a connection counts against the
+/// statement's time limit; a host that queues statements (nao-core's admission control) lets
+/// no more run than the pool holds, so none waits here.
+pub(crate) async fn execute(pool: &Arc<Pool>, job: Job) -> Result<BatchStream, DialectError> {
     let (tx, mut rx) = mpsc::channel(1);
     let database = job.database.clone();
     let cancel = job.cancel.clone();
     let deadline = job.deadline.map(tokio::time::Instant::from_std);
     let timeout = job.timeout;
-    let task = tokio::task::spawn_blocking(move || run(&pool, &job, &tx));
+    let slot = tokio::select! {
+        slot = pool.slot() => slot,
+        () = cancel.cancelled() => return Err(DialectError::Cancelled { database }),
+        () = sleep_until(deadline) => return Err(DialectError::Timeout { database, limit: timeout }),
+    };
+    let task = tokio::task::spawn_blocking(move || run(slot, &job, &tx));
     let first = tokio::select! {
         message = rx.recv() => message,
         () = cancel.cancelled() => return Err(DialectError::Cancelled { database }),
@@ -123,8 +131,8 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 /// The blocking part: takes a connection, watches the statement with a progress handler, reads,
 /// and gives the connection back before the final message (so the stream ends only once the
 /// connection is free again).
-fn run(pool: &Pool, job: &Job, tx: &mpsc::Sender<Message>) {
-    let mut conn = match pool.get() {
+fn run(slot: Slot, job: &Job, tx: &mpsc::Sender<Message>) {
+    let mut conn = match slot.connection() {
         Ok(conn) => conn,
         Err(e) => {
             let _ = tx.blocking_send(Message::Failed(errors::dialect_error(&job.database, e)));
@@ -159,7 +167,7 @@ fn run(pool: &Pool, job: &Job, tx: &mpsc::Sender<Message>) {
     };
     // Dropping the handler drops its sender, so the channel closes when this function returns.
     if conn.progress_handler(0, None::<fn() -> bool>).is_ok() {
-        pool.put(conn);
+        slot.give_back(conn);
     }
     if let Err(Stop::Failed(error)) = outcome {
         let _ = tx.blocking_send(Message::Failed(error));

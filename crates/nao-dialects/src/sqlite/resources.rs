@@ -1,7 +1,7 @@
-//! What a SQLite database may take of the host, from its [`EngineLimits`]: the page cache of
-//! each connection and the process's soft heap limit; temporary data goes to files whatever
-//! the [`Spill`](crate::Spill) setting (see the [module docs](super) for what each bounds,
-//! and what SQLite cannot do).
+//! What a SQLite database may take of the host, from its [`EngineLimits`]: how many
+//! connections read at once, the page cache of each and the process's soft heap limit;
+//! temporary data goes to files whatever the [`Spill`](crate::Spill) setting (see the
+//! [module docs](super) for what each bounds, and what SQLite cannot do).
 
 use std::sync::Mutex;
 
@@ -9,10 +9,13 @@ use rusqlite::Connection;
 
 use crate::EngineLimits;
 
-/// The page cache of one connection is this fraction (1/n) of the memory limit: four idle
-/// connections, each with its cache and a sort buffer of the same size (the sorter writes to a
-/// temporary file past the cache size), then hold at most half the limit.
-const CACHE_SHARE: u64 = 16;
+/// The page caches of all connections together are this fraction (1/n) of the memory limit:
+/// every connection busy, each with its cache and a sort buffer of the same size (the sorter
+/// writes to a temporary file past the cache size), then holds at most half the limit.
+const CACHE_SHARE: u64 = 4;
+/// The fewest connections a database reads through, whatever the thread limit: one long
+/// statement then does not hold up every other.
+const MIN_CONNECTIONS: usize = 2;
 /// The smallest page cache of a connection.
 const MIN_CACHE: u64 = 1 << 20;
 /// The largest page cache of a connection: sorts larger than this merge from temporary files,
@@ -25,6 +28,8 @@ static SOFT_HEAP_LIMIT: Mutex<()> = Mutex::new(());
 /// The settings every query connection of one database gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Resources {
+    /// Connections that read at once: the limit's threads, at least [`MIN_CONNECTIONS`].
+    pub(crate) connections: usize,
     /// Page cache of each connection, in KiB.
     pub(crate) cache_kib: u64,
     /// The soft heap limit this database asks of the process, in bytes.
@@ -35,9 +40,12 @@ impl Resources {
     /// The settings for `limits`. Its spill setting changes nothing: SQLite cannot keep
     /// temporary data off the disk without leaving its memory unbounded (module docs).
     pub(crate) fn new(limits: &EngineLimits) -> Self {
+        let connections = limits.thread_count().max(MIN_CONNECTIONS);
         let memory = limits.memory_limit_bytes();
-        let cache = (memory / CACHE_SHARE).clamp(MIN_CACHE, MAX_CACHE);
+        let share = CACHE_SHARE.saturating_mul(u64::try_from(connections).unwrap_or(u64::MAX));
+        let cache = (memory / share).clamp(MIN_CACHE, MAX_CACHE);
         Resources {
+            connections,
             cache_kib: cache >> 10,
             soft_heap_limit: memory,
         }
@@ -121,11 +129,37 @@ mod tests {
 
     #[test]
     fn the_cache_is_a_bounded_share_of_the_memory_limit() {
-        let of = |bytes: u64| Resources::new(&EngineLimits::new().memory_limit(bytes));
+        let of = |bytes: u64| Resources::new(&EngineLimits::new().memory_limit(bytes).threads(4));
         assert_eq!(of(512 << 20).cache_kib, 32 << 10);
         assert_eq!(of(16 << 20).cache_kib, MIN_CACHE >> 10);
         assert_eq!(of(8 << 30).cache_kib, MAX_CACHE >> 10);
         assert_eq!(of(512 << 20).soft_heap_limit, 512 << 20);
+    }
+
+    #[test]
+    fn the_connections_follow_the_threads_and_share_the_cache() {
+        let of = |threads: usize| {
+            Resources::new(&EngineLimits::new().memory_limit(512 << 20).threads(threads))
+        };
+        assert_eq!(of(1).connections, MIN_CONNECTIONS, "at least two");
+        assert_eq!(of(1).cache_kib, 64 << 10, "512 MiB / (4 × 2)");
+        assert_eq!(of(8).connections, 8);
+        assert_eq!(of(8).cache_kib, 16 << 10, "512 MiB / (4 × 8)");
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        assert_eq!(
+            Resources::new(&EngineLimits::default()).connections,
+            cores.max(MIN_CONNECTIONS),
+            "the default is the machine's cores"
+        );
+        // Every connection busy with its cache and a sort buffer: at most half the limit.
+        for threads in [1, 2, 3, 8, 64] {
+            let r = of(threads);
+            let all = 2 * r.connections as u64 * (r.cache_kib << 10);
+            assert!(
+                all <= 256 << 20 || r.cache_kib == MIN_CACHE >> 10,
+                "{threads}: {all}"
+            );
+        }
     }
 
     #[test]
@@ -135,6 +169,7 @@ mod tests {
         let resources = Resources::new(
             &EngineLimits::new()
                 .memory_limit(256 << 20)
+                .threads(4)
                 .spill(crate::Spill::Off),
         );
         resources.apply(&conn).expect("apply");
