@@ -34,7 +34,11 @@
 //! - `NAO_LOAD_SERVER` [this package's `nao-mcp`]: another binary to test;
 //! - `NAO_LOAD_SERVER_ARGS` []: more flags for the server, split on whitespace (e.g.
 //!   `--timeout 5`). The server inherits the environment (`_RJEM_MALLOC_CONF=…` reaches its
-//!   jemalloc).
+//!   jemalloc);
+//! - `NAO_LOAD_CLOSE_SESSIONS` [1]: 0 leaves every session open at the end of its run (a client
+//!   that vanished without DELETE), to see what idle sessions hold until their idle timeout;
+//! - `NAO_LOAD_SERVER_LOG` []: a file to copy the server's stderr to (with
+//!   `_RJEM_MALLOC_CONF=stats_print:true`, jemalloc's statistics at exit land there).
 //!
 //! Run without `--bench` (as `cargo test --benches` does) it makes a short smoke run instead:
 //! 1 and 4 sessions for 1 s, one memory run of 4 sessions.
@@ -63,6 +67,8 @@ struct Config {
     deadline: Duration,
     program: String,
     server_args: Vec<String>,
+    server_log: Option<String>,
+    close_sessions: bool,
 }
 
 impl Config {
@@ -106,6 +112,8 @@ impl Config {
             deadline: Duration::from_secs_f64(number("NAO_LOAD_TIMEOUT_SECONDS", 60.0)?.max(0.001)),
             program,
             server_args,
+            server_log: std::env::var("NAO_LOAD_SERVER_LOG").ok(),
+            close_sessions: number("NAO_LOAD_CLOSE_SESSIONS", 1.0)? != 0.0,
         })
     }
 
@@ -116,6 +124,7 @@ impl Config {
             max_calls: None,
             deadline: self.deadline,
             mix,
+            close: self.close_sessions,
         }
     }
 }
@@ -160,22 +169,26 @@ fn main() -> ExitCode {
 }
 
 async fn run(config: &Config) -> Result<(), String> {
-    // Room for every session of the largest run, and for sessions whose DELETE failed.
-    let largest = config
-        .sweep
-        .iter()
-        .copied()
-        .chain([config.memory_sessions])
-        .max()
-        .unwrap_or(1);
-    let mut args = vec!["--max-sessions".to_owned(), (2 * largest).to_string()];
+    // Room for every session of the largest run (of every run, when none is closed), and for
+    // sessions whose DELETE failed.
+    let runs = config.sweep.iter().copied().chain(std::iter::repeat_n(
+        config.memory_sessions,
+        config.memory_runs,
+    ));
+    let room = if config.close_sessions {
+        2 * runs.max().unwrap_or(1)
+    } else {
+        1 + runs.sum::<usize>()
+    };
+    let mut args = vec!["--max-sessions".to_owned(), room.to_string()];
     args.extend(config.server_args.iter().cloned());
-    let server = Server::start(&config.program, &args).await?;
+    let server = Server::start(&config.program, &args, config.server_log.as_deref()).await?;
     println!(
-        "nao-mcp load test: {} --demo on http://{}/mcp {}",
+        "nao-mcp load test: {} --demo on http://{}/mcp {} (pid {})",
         config.program,
         server.addr,
-        args.join(" ")
+        args.join(" "),
+        server.pid
     );
     tokio::time::sleep(Duration::from_secs(1)).await;
     let start = server.sample();

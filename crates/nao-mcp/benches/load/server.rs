@@ -1,6 +1,7 @@
 //! The server under test: the `nao-mcp` binary serving the demo shop on a free port of
 //! 127.0.0.1, its stderr drained (and counted), its memory and CPU read from `/proc`.
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -25,21 +26,35 @@ pub(crate) struct ServerLog {
     pub(crate) errors: u64,
     /// The last few lines (kept short).
     pub(crate) tail: Vec<String>,
+    /// Where every line is copied, if anywhere.
+    pub(crate) copy: Option<std::fs::File>,
 }
 
 /// The running server.
 #[derive(Debug)]
 pub(crate) struct Server {
     child: Child,
-    pid: u32,
+    /// Its process id.
+    pub(crate) pid: u32,
     /// Where it listens.
     pub(crate) addr: SocketAddr,
     pub(crate) log: Arc<Mutex<ServerLog>>,
 }
 
 impl Server {
-    /// Starts `program --demo --http 127.0.0.1:0 ARGS…` and waits until it logs its address.
-    pub(crate) async fn start(program: &str, args: &[String]) -> Result<Server, String> {
+    /// Starts `program --demo --http 127.0.0.1:0 ARGS…` and waits until it logs its address;
+    /// every line of its stderr is also appended to `log_copy`, if given.
+    pub(crate) async fn start(
+        program: &str,
+        args: &[String],
+        log_copy: Option<&str>,
+    ) -> Result<Server, String> {
+        let copy = match log_copy {
+            Some(path) => {
+                Some(std::fs::File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?)
+            }
+            None => None,
+        };
         let mut child = Command::new(program)
             .args(["--demo", "--http", "127.0.0.1:0", "--log-level", "info"])
             .args(args)
@@ -57,7 +72,10 @@ impl Server {
             .take()
             .ok_or_else(|| "no stderr pipe".to_owned())?;
         let mut lines = BufReader::new(stderr).lines();
-        let log = Arc::new(Mutex::new(ServerLog::default()));
+        let log = Arc::new(Mutex::new(ServerLog {
+            copy,
+            ..ServerLog::default()
+        }));
         let listening = tokio::time::timeout(START_TIMEOUT, async {
             while let Ok(Some(line)) = lines.next_line().await {
                 record(&log, &line);
@@ -128,6 +146,11 @@ impl Server {
 fn record(log: &Mutex<ServerLog>, line: &str) {
     let Ok(mut log) = log.lock() else { return };
     log.lines += 1;
+    if let Some(copy) = &mut log.copy
+        && writeln!(copy, "{line}").is_err()
+    {
+        log.copy = None;
+    }
     if line.contains(" WARN ") {
         log.warnings += 1;
     }

@@ -114,10 +114,14 @@ pub(crate) struct RunPlan {
     pub(crate) deadline: Duration,
     /// The calls made.
     pub(crate) mix: Mix,
+    /// Whether each session ends with DELETE; otherwise it is left to the server's idle
+    /// timeout, as by a client that vanished.
+    pub(crate) close: bool,
 }
 
 /// Opens `plan.sessions` sessions, then (all at once, after `started` is called with the
-/// moment the calls begin) lets each call tools until the plan's end, then closes them all.
+/// moment the calls begin) lets each call tools until the plan's end, then closes them all
+/// (unless the plan says not to).
 pub(crate) async fn run(addr: SocketAddr, plan: RunPlan, started: impl FnOnce()) -> RunOutcome {
     let barrier = Arc::new(Barrier::new(plan.sessions + 1));
     let mut tasks = tokio::task::JoinSet::new();
@@ -145,7 +149,7 @@ pub(crate) async fn run(addr: SocketAddr, plan: RunPlan, started: impl FnOnce())
     outcome
 }
 
-/// One client: initialize, wait for the others, call until the end, DELETE.
+/// One client: initialize, wait for the others, call until the end, DELETE (if asked).
 async fn session(
     addr: SocketAddr,
     plan: RunPlan,
@@ -207,7 +211,9 @@ async fn session(
             Err(error) => record_failure(&mut outcome, op, &error),
         }
     }
-    if let Err(error) = client.close().await {
+    if plan.close
+        && let Err(error) = client.close().await
+    {
         outcome
             .errors
             .push((format!("delete_{}", error.kind()), error.to_string()));
