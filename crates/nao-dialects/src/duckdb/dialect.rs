@@ -298,6 +298,13 @@ impl Dialect for DuckDbDialect {
         SqlDialect::DuckDb
     }
 
+    /// With [`Isolation::Workers`], the worker count: a statement beyond it would wait for a
+    /// worker. In-process, none: each statement gets a connection of its own from the one
+    /// database instance, and DuckDB shares its thread pool among them.
+    fn max_concurrent_statements(&self) -> Option<usize> {
+        self.workers.as_ref().map(Workers::count)
+    }
+
     async fn execute(
         &self,
         sql: &ReadOnlySql,

@@ -107,9 +107,10 @@
 //!   keep one copy of the pages, but its connections share one b-tree behind one mutex, held
 //!   for each step of a statement: they ran one at a time, about one core however many
 //!   callers.) The cost is memory: the database once, plus each connection's page cache,
-//!   which holds the pages that connection read up to its `cache_size` (below). The demo shop
-//!   (`DemoScale::Full`, about 300,000 rows) takes about 17 MiB open, and its two connections
-//!   about 26 MiB more once warmed by the `concurrent_reads` bench.
+//!   which holds the pages that connection read up to its `cache_size` (below). In the root
+//!   crate's `concurrent_reads` bench on 2 cores, the demo shop (`DemoScale::Full`, about
+//!   300,000 rows) took the process from 17 to 34 MiB resident once open, and to 58 MiB after
+//!   its runs on two connections (shared-cache: 33 and 68 MiB, its pool then unbounded).
 //!
 //! ## Memory and limits
 //! The byte cap ([`ExecOptions::max_bytes`](nao_core::ExecOptions::max_bytes)) bounds what a

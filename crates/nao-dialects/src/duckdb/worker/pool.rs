@@ -27,9 +27,6 @@ use super::serve::WorkerSettings;
 use crate::duckdb::errors::{self, StopReason};
 use crate::duckdb::host_paths::HostPaths;
 
-/// Idle workers kept per database beyond those running.
-const MAX_IDLE: usize = 2;
-
 type Item = Result<RecordBatch, DialectError>;
 
 /// Locks a mutex, serving on after a panic elsewhere (nothing here can be left half-updated).
@@ -157,6 +154,11 @@ impl Workers {
                 idle: Mutex::new(Vec::new()),
             }),
         }
+    }
+
+    /// How many statements run at once, each in a worker of its own.
+    pub(in crate::duckdb) fn count(&self) -> usize {
+        self.inner.command.count.max(1)
     }
 
     /// Runs `sql` in a worker and streams its batches.
@@ -390,8 +392,12 @@ impl Inner {
             worker.end();
             return;
         }
+        // Every worker that may run is kept: a load as wide as the count then starts no
+        // process after its first statements (keeping two took 4 callers on 4 workers below
+        // 2 callers, restarting workers between statements). Idle workers hold no more than
+        // running ones, each within its share of the memory limit.
         let mut idle = lock(&self.idle);
-        if idle.len() < MAX_IDLE {
+        if idle.len() < self.command.count.max(1) {
             idle.push(worker);
         }
     }
