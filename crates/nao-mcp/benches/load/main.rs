@@ -13,8 +13,8 @@
 //! It prints calls/s, latency percentiles, errors by kind (`tool_KIND` for a tool result with
 //! `isError`, `jsonrpc_CODE`, `http_STATUS`, `client_timeout`, `io`), the server's RSS
 //! (start/peak/end of each run, from /proc/PID/status) and CPU (from /proc/PID/stat, in % of
-//! one core; the client's own CPU beside it, as both share the machine). It checks nothing:
-//! the numbers are for people. Every request has a deadline; the server is stopped at the end
+//! one core; the client's own CPU beside it, as both share the machine), and last the issue's
+//! targets beside what was measured. It fails on none of them: the numbers are for people. Every request has a deadline; the server is stopped at the end
 //! (killed if SIGTERM does not end it within 30 s). Linux only (/proc).
 //!
 //! ```text
@@ -231,6 +231,7 @@ async fn run(config: &Config) -> Result<(), String> {
     print_errors(&sweep);
 
     // 3. Idle memory after repeated heavy runs.
+    let mut idle_verdict = None;
     if config.memory_runs > 0 {
         tokio::time::sleep(config.settle).await;
         let mut idle = vec![server.sample().rss];
@@ -257,6 +258,7 @@ async fn run(config: &Config) -> Result<(), String> {
             trail.join(" -> "),
             mib(target)
         );
+        idle_verdict = idle.last().map(|last| (*last, target));
         let anon = server.sample();
         println!(
             "now: RSS {} of which anonymous {}; /proc/PID/smaps_rollup:",
@@ -267,6 +269,13 @@ async fn run(config: &Config) -> Result<(), String> {
             println!("    {line}");
         }
     }
+
+    print_targets(
+        percentile(&latencies, 50.0),
+        &sweep,
+        idle_verdict,
+        config.memory_sessions,
+    );
 
     // 4. Stop.
     let log = server.log.clone();
@@ -395,6 +404,70 @@ fn print_errors(runs: &[(usize, Measured)]) {
             let example: String = example.chars().take(160).collect();
             println!("    {kind}: {example}");
         }
+    }
+}
+
+/// The issue's targets beside what this run measured (those the run has the data for).
+fn print_targets(
+    point_p50: Option<Duration>,
+    sweep: &[(usize, Measured)],
+    idle: Option<(u64, u64)>,
+    memory_sessions: usize,
+) {
+    let verdict = |met: bool| if met { "met" } else { "NOT met" };
+    let run = |n: usize| {
+        sweep
+            .iter()
+            .find(|(sessions, _)| *sessions == n)
+            .map(|(_, m)| m)
+    };
+    println!(
+        "
+targets (issue 25):"
+    );
+    if let Some(p50) = point_p50 {
+        println!(
+            "  one session, point lookup p50 {} ms (≤ 2 ms): {}",
+            ms(Some(p50)),
+            verdict(p50 <= Duration::from_millis(2))
+        );
+    }
+    if let (Some(one), Some(fifty)) = (run(1), run(50)) {
+        let all: Vec<Duration> = fifty
+            .outcome
+            .latencies
+            .values()
+            .flatten()
+            .copied()
+            .collect();
+        let p99 = percentile(&all, 99.0).unwrap_or(Duration::MAX);
+        let ratio = rate(&fifty.outcome) / rate(&one.outcome).max(f64::MIN_POSITIVE);
+        let errors = fifty.outcome.error_count();
+        println!(
+            "  50 sessions: {ratio:.2}x the 1-session rate (≥ 1.6x), p99 {} ms (≤ 1000), {errors} errors (0): {}",
+            ms(Some(p99)),
+            verdict(ratio >= 1.6 && p99 <= Duration::from_secs(1) && errors == 0)
+        );
+    }
+    if let Some(two_hundred) = run(200) {
+        let timeouts = two_hundred
+            .outcome
+            .errors
+            .get("tool_database_timeout")
+            .copied()
+            .unwrap_or(0);
+        println!(
+            "  200 sessions: {timeouts} statement timeouts (0; busy errors are allowed): {}",
+            verdict(timeouts == 0)
+        );
+    }
+    if let Some((rss, target)) = idle {
+        println!(
+            "  idle RSS after the runs of {memory_sessions} sessions {} (≤ {}): {}",
+            mib(rss),
+            mib(target),
+            verdict(rss <= target)
+        );
     }
 }
 
