@@ -38,7 +38,9 @@
 //! - `NAO_LOAD_CLOSE_SESSIONS` [1]: 0 leaves every session open at the end of its run (a client
 //!   that vanished without DELETE), to see what idle sessions hold until their idle timeout;
 //! - `NAO_LOAD_SERVER_LOG` []: a file to copy the server's stderr to (with
-//!   `_RJEM_MALLOC_CONF=stats_print:true`, jemalloc's statistics at exit land there).
+//!   `_RJEM_MALLOC_CONF=stats_print:true` jemalloc prints its settings there at exit; its
+//!   per-arena numbers need jemalloc built with statistics, which tikv-jemallocator's `stats`
+//!   feature turns on and the binary does not).
 //!
 //! Run without `--bench` (as `cargo test --benches` does) it makes a short smoke run instead:
 //! 1 and 4 sessions for 1 s, one memory run of 4 sessions.
