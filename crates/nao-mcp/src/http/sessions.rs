@@ -112,16 +112,21 @@ impl BoundedSessions {
     /// for `idle_timeout`. Response streams tell clients to reconnect after `sse_retry`; a call
     /// whose client went away is cancelled a second after that unless the client came back.
     pub(crate) fn new(max_sessions: usize, idle_timeout: Duration, sse_retry: Duration) -> Self {
+        let disconnect_grace = sse_retry + Duration::from_secs(1);
         let mut inner = LocalSessionManager::default();
         // Idleness is judged here, where a running call counts as activity.
         inner.session_config.keep_alive = None;
         inner.session_config.sse_retry = Some(sse_retry);
+        // rmcp keeps each finished response for late resumes (60 s by default) and clears old
+        // ones only on the session's next request, so a quiet session held a minute of
+        // answers until it idled out: keep them only as long as a resume is waited for.
+        inner.session_config.completed_cache_ttl = disconnect_grace;
         BoundedSessions {
             inner,
             book: SharedBook::default(),
             max_sessions: max_sessions.max(1),
             idle_timeout,
-            disconnect_grace: sse_retry + Duration::from_secs(1),
+            disconnect_grace,
         }
     }
 
