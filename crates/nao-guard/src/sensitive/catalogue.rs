@@ -298,7 +298,11 @@ pub(super) const MYSQL: &[SensitiveEntry] = &[
         "MariaDB",
         "holds the minimum, maximum and histogram of columns, bypassing column privileges",
     ),
-    column("column_statistics.histogram", "MySQL", SAMPLED),
+    column(
+        "information_schema.column_statistics.histogram",
+        "MySQL",
+        SAMPLED,
+    ),
     relation(
         "performance_schema.*",
         MY,
