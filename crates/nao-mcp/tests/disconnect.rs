@@ -4,13 +4,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod http;
+mod stdio;
 
-use std::process::Stdio;
-
-use http::{ENDLESS_SQL, HttpServer, WAIT};
+use http::{ENDLESS_SQL, HttpServer};
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::Command;
+use stdio::Server;
 
 #[tokio::test]
 async fn an_http_client_that_hangs_up_cancels_its_statement() {
@@ -50,54 +48,17 @@ async fn an_http_client_that_stays_keeps_its_call() {
 
 #[tokio::test]
 async fn a_stdio_client_that_closes_its_pipes_cancels_its_statement() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nao-mcp"))
-        .args(["--demo", "--log-level", "debug", "--timeout", "3600"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    for message in [
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "disconnect", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+    let mut server = Server::start(&["--log-level", "debug", "--timeout", "3600"]).await;
+    server
+        .send(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "execute_sql", "arguments": {"sql_query": ENDLESS_SQL}}}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-    ] {
-        stdin
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-    }
-    stdin.flush().await.unwrap();
-    // Answered: the initialize, then the list sent after the call (so the call is running).
-    for id in [0, 2] {
-        let line = tokio::time::timeout(WAIT, lines.next_line())
-            .await
-            .expect("the server answers")
-            .unwrap()
-            .unwrap();
-        assert!(line.contains(&format!("\"id\":{id}")), "{line}");
-    }
-    drop(lines);
-    drop(stdin);
-    let status = tokio::time::timeout(WAIT, child.wait())
-        .await
-        .expect("the server exits once its client is gone")
-        .unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .await
-        .unwrap();
+        )
+        .await;
+    // A list sent after the call is answered: the call is running.
+    server.ping(2).await;
+    server.hang_up();
+    let (status, stderr) = server.exit().await;
     assert!(status.code().is_some(), "killed by a signal: {status:?}");
     assert!(
         stderr.contains("the client closed stdout"),

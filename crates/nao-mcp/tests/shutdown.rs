@@ -4,13 +4,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod http;
-
-use std::process::Stdio;
+mod stdio;
 
 use http::{ENDLESS_SQL, HttpServer, WAIT};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::Command;
+use stdio::Server;
 
 /// A statement that takes a moment (a few million rows counted), but ends.
 const FINITE_SQL: &str = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c \
@@ -62,60 +60,19 @@ async fn http_calls_past_the_drain_deadline_get_a_json_rpc_error() {
 
 #[tokio::test]
 async fn stdio_calls_past_the_drain_deadline_get_a_json_rpc_error() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nao-mcp"))
-        .args(["--demo", "--drain-timeout", "0.2"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    for message in [
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "shutdown", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+    let mut server = Server::start(&["--drain-timeout", "0.2"]).await;
+    server
+        .send(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "execute_sql", "arguments": {"sql_query": ENDLESS_SQL}}}),
-    ] {
-        stdin
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-    }
-    stdin.flush().await.unwrap();
-    let mut next = async || -> Value {
-        let line = tokio::time::timeout(WAIT, lines.next_line())
-            .await
-            .expect("the server answers")
-            .unwrap()
-            .expect("an answer line");
-        serde_json::from_str(&line).unwrap()
-    };
-    assert_eq!(next().await["id"], 0);
+        )
+        .await;
     // The call is running once a list sent after it is answered (calls run concurrently).
-    stdin
-        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n")
-        .await
-        .unwrap();
-    assert_eq!(next().await["id"], 2);
-    let pid = child.id().unwrap().to_string();
-    assert!(
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let answer = next().await;
-    assert_eq!(answer["id"], 1, "{answer}");
+    server.ping(2).await;
+    server.terminate();
+    let answer = server.response(1).await;
     assert_eq!(answer["error"]["code"], -32000, "{answer}");
-    let status = tokio::time::timeout(WAIT, child.wait())
-        .await
-        .expect("the server exits")
-        .unwrap();
+    let (status, _) = server.exit().await;
     assert!(status.success(), "{status:?}");
 }
 

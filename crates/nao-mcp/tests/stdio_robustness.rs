@@ -3,109 +3,11 @@
 //! errors and keep serving, or exit cleanly on EOF; never panic.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::process::Stdio;
-use std::time::Duration;
+mod stdio;
 
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-
-/// Generous: only a hang trips it, it is not a performance threshold.
-const WAIT: Duration = Duration::from_secs(60);
-
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Lines<BufReader<ChildStdout>>,
-}
-
-impl Server {
-    async fn start(extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_nao-mcp"))
-            .arg("--demo")
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the binary starts");
-        let stdin = child.stdin.take();
-        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut server = Server {
-            child,
-            stdin,
-            lines,
-        };
-        server
-            .send(
-                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "robustness", "version": "0"}}}),
-            )
-            .await;
-        let init = server.response(0).await;
-        assert!(init.get("result").is_some(), "{init}");
-        server
-            .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        server
-    }
-
-    async fn send_raw(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(line.as_bytes()).await.unwrap();
-        stdin.write_all(b"\n").await.unwrap();
-        stdin.flush().await.unwrap();
-    }
-
-    async fn send(&mut self, message: &Value) {
-        self.send_raw(&message.to_string()).await;
-    }
-
-    /// The response with this id, skipping notifications and other ids.
-    async fn response(&mut self, id: i64) -> Value {
-        loop {
-            let line = tokio::time::timeout(WAIT, self.lines.next_line())
-                .await
-                .expect("the server answers")
-                .unwrap()
-                .expect("stdout stays open");
-            let message: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("stdout holds only JSON-RPC ({e}): {line}"));
-            if message["id"] == json!(id) {
-                return message;
-            }
-        }
-    }
-
-    async fn ping(&mut self, id: i64) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}))
-            .await;
-        let answer = self.response(id).await;
-        assert!(answer["result"]["tools"].is_array(), "{answer}");
-    }
-
-    /// Closes stdin and checks the process exits with success and without a panic.
-    async fn finish(mut self) -> String {
-        drop(self.stdin.take());
-        let status = tokio::time::timeout(WAIT, self.child.wait())
-            .await
-            .expect("the server exits on EOF")
-            .unwrap();
-        let mut stderr = String::new();
-        self.child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut stderr)
-            .await
-            .unwrap();
-        assert!(status.success(), "exit {status:?}; stderr:\n{stderr}");
-        assert!(!stderr.contains("panicked"), "{stderr}");
-        stderr
-    }
-}
+use serde_json::json;
+use stdio::{Server, WAIT};
+use tokio::process::Command;
 
 #[tokio::test]
 async fn malformed_json_rpc_leaves_the_server_running() {
@@ -173,26 +75,8 @@ async fn a_client_that_vanishes_mid_call_lets_the_server_exit_cleanly() {
             "name": "execute_sql", "arguments": {"sql_query": "SELECT * FROM orders"}}}),
         )
         .await;
-    let Server {
-        mut child,
-        stdin,
-        lines,
-    } = server;
-    drop(lines);
-    drop(stdin);
-    let status = tokio::time::timeout(WAIT, child.wait())
-        .await
-        .expect("the server exits when its client is gone")
-        .unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .await
-        .unwrap();
-    assert!(!stderr.contains("panicked"), "{stderr}");
+    server.hang_up();
+    let (status, stderr) = server.exit().await;
     assert!(
         status.code().is_some(),
         "killed by a signal: {status:?}\n{stderr}"
