@@ -178,7 +178,7 @@ async fn duckdb_statements_run_in_bounded_workers_that_timeouts_end() {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
             "name": "execute_sql", "arguments": {"sql_query": sql, "database_id": "db"}}})
     };
-    let text = |answer: &Value| {
+    let text = |answer: &serde_json::Value| {
         answer["result"]["content"][0]["text"]
             .as_str()
             .unwrap_or("")
