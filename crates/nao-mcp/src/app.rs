@@ -339,8 +339,17 @@ async fn end_session_when(
 /// terminal) or cannot be watched.
 #[cfg(target_os = "linux")]
 async fn stdout_reader_gone() {
+    use std::os::unix::fs::FileTypeExt;
     use tokio::io::Interest;
     use tokio::net::unix::pipe;
+    // Only a pipe (FIFO) is watched. Node and others give a child a socket pair for its
+    // stdio, and opening a socket through /proc fails with the same ENXIO that means "no
+    // reader" for a FIFO: that must not end the session.
+    let is_pipe = std::fs::metadata("/proc/self/fd/1").is_ok_and(|m| m.file_type().is_fifo());
+    if !is_pipe {
+        tracing::debug!("stdout is not a pipe: a closed reader is noticed when a write fails");
+        std::future::pending::<()>().await;
+    }
     // A second writing end of the same pipe, registered with the reactor (as rmcp's own
     // stdio transport does); it is only watched, never written to.
     match pipe::OpenOptions::new().open_sender("/proc/self/fd/1") {
