@@ -1113,37 +1113,3 @@ fn scan_batch_without_findings_returns_the_same_columns() {
     assert!(detections.is_empty());
     assert!(Arc::ptr_eq(masked.column(0), batch.column(0)));
 }
-
-/// Rough cost of hash masking in a release build:
-/// `cargo test -p nao-core --release --test masking -- --ignored --nocapture`.
-#[test]
-#[ignore = "a measurement, not a check: run in release with --nocapture"]
-fn measure_hash_masking() {
-    use std::time::Instant;
-    let texts: ArrayRef = Arc::new(StringArray::from_iter_values(
-        (0..100_000).map(|i| format!("user{i}@example.com")),
-    ));
-    let numbers: ArrayRef = Arc::new(Int64Array::from_iter_values(0..100_000));
-    let detector_input = RecordBatch::try_new(
-        Arc::new(Schema::new(vec![Field::new("t", DataType::Utf8, false)])),
-        vec![Arc::new(StringArray::from_iter_values((0..100_000).map(
-            |i| format!("order {i} shipped to Paris on 2024-03-01"),
-        )))],
-    )
-    .unwrap();
-    for _ in 0..3 {
-        let start = Instant::now();
-        let _ = mask_array(&texts, MaskRule::Hash, &key()).unwrap();
-        let text_time = start.elapsed();
-        let start = Instant::now();
-        let _ = mask_array(&numbers, MaskRule::Hash, &key()).unwrap();
-        let number_time = start.elapsed();
-        let start = Instant::now();
-        let _ = ValueDetector::all().scan_batch(&detector_input).unwrap();
-        let detector_time = start.elapsed();
-        eprintln!(
-            "hash 100k short strings: {text_time:?}; hash 100k int64: {number_time:?}; \
-             detector on 100k short texts with digits, nothing found: {detector_time:?}"
-        );
-    }
-}
