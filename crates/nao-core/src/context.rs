@@ -300,6 +300,19 @@ impl ToolContext {
         self
     }
 
+    /// A context for one more conversation served beside this one (an MCP session, say): the
+    /// same databases, settings, audit and story store; the same result store seen as a new
+    /// [session](ResultStore#sessions) (it pages only its own results, shares the budget
+    /// fairly, and its results are dropped with the last clone of the context returned); and
+    /// an artifact list of its own.
+    #[must_use]
+    pub fn for_session(&self) -> ToolContext {
+        let mut ctx = self.clone();
+        ctx.results = Arc::new(self.results.session());
+        ctx.artifacts = Arc::default();
+        ctx
+    }
+
     /// Sends audit records to `audit`.
     #[must_use]
     pub fn with_audit(mut self, audit: Arc<dyn AuditSink>) -> Self {

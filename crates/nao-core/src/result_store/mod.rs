@@ -5,10 +5,11 @@ mod slots;
 mod spill;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::{QueryId, QueryResult};
-use slots::{Found, Slots, State, Victim};
+use slots::{Found, HOST, Owner, Slots, State, Victim};
 use spill::SpillDir;
 
 /// Default [`ResultStore`] memory budget: 256 MiB of Arrow data.
@@ -21,6 +22,14 @@ pub const DEFAULT_RESULT_BUDGET: usize = 256 << 20;
 /// ones leave memory: with a spill directory they are written to files and read back on the
 /// next [`get`](Self::get), so a later turn can still page them; without one they are dropped
 /// and their id becomes unknown. The result just stored always stays in memory.
+///
+/// # Sessions
+/// A store serving many conversations at once (an MCP server's sessions) hands each one a
+/// [`session`](Self::session) view. A session reads only the results it stored; the budget is
+/// shared fairly: past it, the least recently used result of the session holding the most
+/// memory goes first, and a session's newest result only when no older result is left; when
+/// the last clone of a session's context is dropped, its results go too. The store itself
+/// (the host's view) reads every result.
 ///
 /// # Spill files
 /// With [`with_spill_dir`](Self::with_spill_dir)`(dir)`, the first spill makes a private
@@ -44,6 +53,37 @@ pub const DEFAULT_RESULT_BUDGET: usize = 256 << 20;
 #[derive(Debug)]
 pub struct ResultStore {
     shared: Arc<Shared>,
+    /// `None` for the store itself; the session this view stores and reads for otherwise.
+    session: Option<Arc<Session>>,
+}
+
+/// One session's claim on the store: its results are dropped with it.
+#[derive(Debug)]
+struct Session {
+    owner: Owner,
+    shared: Arc<Shared>,
+    /// Whether it ever stored a result: most views (rmcp makes one per request to look up a
+    /// tool's schema) never do, and their drop should not scan the store.
+    stored: AtomicBool,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if !self.stored.load(Ordering::Relaxed) {
+            return;
+        }
+        let files = self.shared.lock().remove_owner(self.owner);
+        if files.is_empty() {
+            return;
+        }
+        let remove = move || files.iter().for_each(|path| spill::remove_file(path));
+        // Off the async threads when there are any; a session dropped outside a runtime
+        // removes its files here.
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(remove)),
+            Err(_) => remove(),
+        }
+    }
 }
 
 /// The store's state, shared with the blocking threads that write and read spill files: they
@@ -54,6 +94,8 @@ struct Shared {
     budget: usize,
     slots: Mutex<Slots>,
     spill: Option<SpillDir>,
+    /// The last session number handed out ([`HOST`] is 0).
+    sessions: AtomicU64,
 }
 
 impl Default for ResultStore {
@@ -73,15 +115,18 @@ impl ResultStore {
                 budget,
                 slots: Mutex::default(),
                 spill: None,
+                sessions: AtomicU64::new(HOST),
             }),
+            session: None,
         }
     }
 
     /// Spills evicted results to Arrow IPC files in a private directory made in `dir` (which
     /// is created if missing) instead of dropping them. See [Spill files](Self#spill-files)
     /// for what is written where and when it is removed. Nothing is created until the first
-    /// spill. Meant for building a store: results it already holds are kept, except those a
-    /// former spill directory held, which go with that directory.
+    /// spill. Meant for building a store, before any [`session`](Self::session) view is
+    /// made: results it already holds are kept, except those a former spill directory held,
+    /// which go with that directory; the store returned is the host's view.
     #[must_use]
     pub fn with_spill_dir(self, dir: impl Into<PathBuf>) -> Self {
         let slots = std::mem::take(&mut *self.shared.lock());
@@ -90,8 +135,30 @@ impl ResultStore {
                 budget: self.shared.budget,
                 slots: Mutex::new(slots),
                 spill: Some(SpillDir::new(dir.into(), Self::SPILL_PREFIX)),
+                sessions: AtomicU64::new(self.shared.sessions.load(Ordering::Relaxed)),
             }),
+            session: None,
         }
+    }
+
+    /// A view of this store for one more session (see [Sessions](Self#sessions)): it shares
+    /// the budget and spill directory, stores results as the new session's, reads only those,
+    /// and drops them when the view is dropped. A view of a view is a sibling session.
+    pub fn session(&self) -> ResultStore {
+        let owner = self.shared.sessions.fetch_add(1, Ordering::Relaxed) + 1;
+        ResultStore {
+            shared: self.shared.clone(),
+            session: Some(Arc::new(Session {
+                owner,
+                shared: self.shared.clone(),
+                stored: AtomicBool::new(false),
+            })),
+        }
+    }
+
+    /// Whose results this view stores and reads.
+    fn owner(&self) -> Owner {
+        self.session.as_ref().map_or(HOST, |session| session.owner)
     }
 
     /// The private directory this store's spill files are in, once the first spill made it.
@@ -103,9 +170,12 @@ impl ResultStore {
     /// files are written on a blocking thread.
     pub async fn insert(&self, result: QueryResult) -> Arc<QueryResult> {
         let result = Arc::new(result);
+        if let Some(session) = &self.session {
+            session.stored.store(true, Ordering::Relaxed);
+        }
         let (replaced, victims) = {
             let mut slots = self.shared.lock();
-            let replaced = slots.put(result.clone());
+            let replaced = slots.put(self.owner(), result.clone());
             (replaced, self.shared.evict(&mut slots, &result.id))
         };
         if replaced.is_some() || !victims.is_empty() {
@@ -121,9 +191,9 @@ impl ResultStore {
     }
 
     /// The result with this id, reading it back from its spill file if it was evicted (the
-    /// file is then removed).
+    /// file is then removed). A session view finds only its own results.
     pub async fn get(&self, id: &QueryId) -> Option<Arc<QueryResult>> {
-        let found = self.shared.lock().find(id)?;
+        let found = self.shared.lock().find(self.owner(), id)?;
         match found {
             Found::Ready(result) => Some(result),
             Found::OnDisk { file, path } => {
@@ -135,14 +205,20 @@ impl ResultStore {
         }
     }
 
-    /// The ids currently known (in memory or spilled).
+    /// The ids currently known (in memory or spilled): every one for the store itself, a
+    /// session's own for a session view.
     pub fn ids(&self) -> Vec<QueryId> {
-        self.shared.lock().ids()
+        self.shared.lock().ids(self.owner())
     }
 
-    /// Arrow bytes held in memory now.
+    /// Arrow bytes held in memory now: by every session for the store itself, by this session
+    /// for a session view.
     pub fn memory_in_use(&self) -> usize {
-        self.shared.lock().in_memory()
+        let slots = self.shared.lock();
+        match self.owner() {
+            HOST => slots.in_memory(),
+            owner => slots.in_memory_of(owner),
+        }
     }
 
     /// Runs file work on a blocking thread; `None` if that thread panicked.

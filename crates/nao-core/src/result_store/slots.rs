@@ -1,5 +1,5 @@
-//! The store's bookkeeping: where each result is (memory, being written, on disk), how recently
-//! it was used, and which results leave memory when the budget is exceeded.
+//! The store's bookkeeping: where each result is (memory, being written, on disk), whose it is,
+//! how recently it was used, and which results leave memory when the budget is exceeded.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -18,8 +18,18 @@ pub(super) struct Slots {
     in_memory: usize,
 }
 
+/// Who stored a result: [`HOST`] for a store used directly, another number for each
+/// [`ResultStore::session`](super::ResultStore::session) view.
+pub(super) type Owner = u64;
+
+/// The owner of results stored through the store itself rather than a session view.
+pub(super) const HOST: Owner = 0;
+
 #[derive(Debug)]
 struct Slot {
+    owner: Owner,
+    /// When it was stored: an owner's newest result is the one it is most likely to page next.
+    stored: u64,
     last_used: u64,
     state: State,
 }
@@ -58,13 +68,15 @@ pub(super) enum Found {
 }
 
 impl Slots {
-    /// Stores `result` in memory as the most recently used. Returns the spill file of a result
-    /// it replaces under the same id, which nobody needs any more.
-    pub(super) fn put(&mut self, result: Arc<QueryResult>) -> Option<PathBuf> {
+    /// Stores `result` of `owner` in memory as the most recently used. Returns the spill file
+    /// of a result it replaces under the same id, which nobody needs any more.
+    pub(super) fn put(&mut self, owner: Owner, result: Arc<QueryResult>) -> Option<PathBuf> {
         self.clock += 1;
         let bytes = result.memory_size();
         self.in_memory += bytes;
         let slot = Slot {
+            owner,
+            stored: self.clock,
             last_used: self.clock,
             state: State::Memory {
                 bytes,
@@ -82,11 +94,15 @@ impl Slots {
         }
     }
 
-    /// Finds `id` and marks it used now.
-    pub(super) fn find(&mut self, id: &QueryId) -> Option<Found> {
+    /// Finds `id` as `reader` sees it and marks it used now: the host reads every result, a
+    /// session only its own.
+    pub(super) fn find(&mut self, reader: Owner, id: &QueryId) -> Option<Found> {
         self.clock += 1;
         let now = self.clock;
-        let slot = self.slots.get_mut(id)?;
+        let slot = self
+            .slots
+            .get_mut(id)
+            .filter(|slot| reader == HOST || slot.owner == reader)?;
         slot.last_used = now;
         Some(match &slot.state {
             State::Memory { result, .. } | State::Writing { result, .. } => {
@@ -128,19 +144,53 @@ impl Slots {
         }
     }
 
-    /// Picks the least recently used results (never `keep`) to leave memory until the budget
-    /// holds. With `spill` they become [`State::Writing`] and are returned for writing;
-    /// without, they are dropped here.
+    /// Forgets every result of `owner`; returns the spill files to remove. A result being
+    /// written is forgotten too: its writer finds the slot gone and removes its own file.
+    pub(super) fn remove_owner(&mut self, owner: Owner) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let mut freed = 0;
+        self.slots.retain(|_, slot| {
+            if slot.owner != owner {
+                return true;
+            }
+            match &slot.state {
+                State::Memory { bytes, .. } => freed += bytes,
+                State::OnDisk { path, .. } => files.push(path.clone()),
+                State::Writing { .. } => {}
+            }
+            false
+        });
+        self.in_memory -= freed;
+        files
+    }
+
+    /// Picks results (never `keep`) to leave memory until the budget holds, fairly between
+    /// owners: the next to go is the least recently used result of the owner holding the most
+    /// memory, so a session storing big results pushes out its own before anyone else's. An
+    /// owner's newest result goes only when no older result is left in memory. With `spill`
+    /// the victims become [`State::Writing`] and are returned for writing; without, they are
+    /// dropped here.
     pub(super) fn evict(&mut self, budget: usize, keep: &QueryId, spill: bool) -> Vec<Victim> {
         let mut victims = Vec::new();
+        if self.in_memory <= budget {
+            return victims;
+        }
+        let mut held: HashMap<Owner, usize> = HashMap::new();
+        let mut newest: HashMap<Owner, u64> = HashMap::new();
+        for slot in self.slots.values() {
+            if let State::Memory { bytes, .. } = slot.state {
+                *held.entry(slot.owner).or_default() += bytes;
+            }
+            let stored = newest.entry(slot.owner).or_default();
+            *stored = (*stored).max(slot.stored);
+        }
         while self.in_memory > budget {
-            let oldest = self
-                .slots
-                .iter()
-                .filter(|(id, slot)| *id != keep && matches!(slot.state, State::Memory { .. }))
-                .min_by_key(|(_, slot)| slot.last_used)
-                .map(|(id, _)| id.clone());
-            let Some(id) = oldest else { break };
+            let Some(id) = self
+                .next_victim(keep, &held, &newest, false)
+                .or_else(|| self.next_victim(keep, &held, &newest, true))
+            else {
+                break;
+            };
             let Some(slot) = self.slots.get_mut(&id) else {
                 break;
             };
@@ -149,6 +199,9 @@ impl Slots {
             };
             let (result, bytes) = (result.clone(), *bytes);
             self.in_memory -= bytes;
+            if let Some(owner_bytes) = held.get_mut(&slot.owner) {
+                *owner_bytes -= bytes;
+            }
             if spill {
                 self.next_file += 1;
                 let file = self.next_file;
@@ -164,9 +217,48 @@ impl Slots {
         victims
     }
 
-    /// The ids known (in memory, being written or on disk).
-    pub(super) fn ids(&self) -> Vec<QueryId> {
-        self.slots.keys().cloned().collect()
+    /// The in-memory result to evict next: of the owner holding the most bytes, the least
+    /// recently used; owners' newest results only `with_newest`.
+    fn next_victim(
+        &self,
+        keep: &QueryId,
+        held: &HashMap<Owner, usize>,
+        newest: &HashMap<Owner, u64>,
+        with_newest: bool,
+    ) -> Option<QueryId> {
+        self.slots
+            .iter()
+            .filter(|(id, slot)| {
+                *id != keep
+                    && matches!(slot.state, State::Memory { .. })
+                    && (with_newest || newest.get(&slot.owner) != Some(&slot.stored))
+            })
+            .max_by_key(|(_, slot)| {
+                let owner_bytes = held.get(&slot.owner).copied().unwrap_or(0);
+                (owner_bytes, std::cmp::Reverse(slot.last_used))
+            })
+            .map(|(id, _)| id.clone())
+    }
+
+    /// The ids `reader` sees (in memory, being written or on disk): the host sees them all.
+    pub(super) fn ids(&self, reader: Owner) -> Vec<QueryId> {
+        self.slots
+            .iter()
+            .filter(|(_, slot)| reader == HOST || slot.owner == reader)
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    /// Arrow bytes of `owner`'s results held in memory.
+    pub(super) fn in_memory_of(&self, owner: Owner) -> usize {
+        self.slots
+            .values()
+            .filter(|slot| slot.owner == owner)
+            .map(|slot| match slot.state {
+                State::Memory { bytes, .. } => bytes,
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Arrow bytes held in memory and counted against the budget.
