@@ -30,8 +30,9 @@ query is checked read-only before it runs and results are capped.";
 /// becomes a resource `nao://<database>/<schema.table>`.
 ///
 /// Cloning is cheap; clones share the registry, the context (and so the stored results) and
-/// the [`Drain`] of running calls, which is what the streamable HTTP transport needs to serve
-/// many sessions and shut them all down gracefully.
+/// the [`Drain`] of running calls. [`for_session`](Self::for_session) is a clone whose results
+/// are its own: what the streamable HTTP transport serves each session with, all of them shut
+/// down gracefully together.
 #[derive(Debug, Clone)]
 pub struct McpServer {
     registry: Arc<ToolRegistry>,
@@ -51,6 +52,18 @@ impl McpServer {
             tools: Arc::new(tools),
             info: Implementation::new("nao-mcp", env!("CARGO_PKG_VERSION")),
             drain: Drain::new(),
+        }
+    }
+
+    /// The same server for one more session: its calls run in
+    /// [`ToolContext::for_session`] of this server's context, so the session pages only its
+    /// own results, shares the result budget fairly, and its results are dropped when the
+    /// session ends. The streamable HTTP transport makes one per session.
+    #[must_use]
+    pub fn for_session(&self) -> McpServer {
+        McpServer {
+            ctx: self.ctx.for_session(),
+            ..self.clone()
         }
     }
 

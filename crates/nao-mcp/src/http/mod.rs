@@ -113,7 +113,7 @@ pub async fn serve_listener(
         .with_allowed_origins(config.origins());
     let endpoint = Arc::new(Endpoint {
         service: StreamableHttpService::new(
-            move || Ok(server.clone()),
+            move || Ok(server.for_session()),
             sessions.clone(),
             rmcp_config,
         ),

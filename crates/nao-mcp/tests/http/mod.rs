@@ -23,19 +23,50 @@ pub const ENDLESS_SQL: &str = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT
 /// The protocol version the tests speak.
 pub const PROTOCOL: &str = "2025-06-18";
 
-/// The binary, serving the demo database over HTTP on a free port.
+/// The binary, serving the demo database over HTTP on a free port; its [`HttpClient`]
+/// methods talk to it.
 pub struct HttpServer {
     child: Child,
-    /// Where it listens.
-    pub addr: SocketAddr,
+    client: HttpClient,
     /// Everything it wrote to stderr so far.
     pub stderr: Arc<Mutex<String>>,
+}
+
+impl std::ops::Deref for HttpServer {
+    type Target = HttpClient;
+
+    fn deref(&self) -> &HttpClient {
+        &self.client
+    }
+}
+
+/// Requests to a streamable HTTP endpoint at `addr` (the binary's or one served in process).
+#[derive(Debug, Clone, Copy)]
+pub struct HttpClient {
+    /// Where the server listens.
+    pub addr: SocketAddr,
 }
 
 impl HttpServer {
     /// Starts `nao-mcp --demo --http 127.0.0.1:0` with `extra` flags and waits until it listens.
     pub async fn start(extra: &[&str]) -> HttpServer {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_nao-mcp"))
+        Self::spawn(Command::new(env!("CARGO_BIN_EXE_nao-mcp")), extra).await
+    }
+
+    /// As [`start`](Self::start), with the process allowed at most `fd_limit` open files
+    /// (`ulimit -n` in a shell that then becomes the server).
+    pub async fn start_with_fd_limit(fd_limit: u32, extra: &[&str]) -> HttpServer {
+        let mut shell = Command::new("sh");
+        shell.args([
+            "-c",
+            &format!("ulimit -n {fd_limit} && exec \"$0\" \"$@\""),
+            env!("CARGO_BIN_EXE_nao-mcp"),
+        ]);
+        Self::spawn(shell, extra).await
+    }
+
+    async fn spawn(mut command: Command, extra: &[&str]) -> HttpServer {
+        let mut child = command
             .args(["--demo", "--http", "127.0.0.1:0", "--log-level", "info"])
             .args(extra)
             .stdin(Stdio::null())
@@ -67,7 +98,7 @@ impl HttpServer {
         });
         HttpServer {
             child,
-            addr,
+            client: HttpClient { addr },
             stderr,
         }
     }
@@ -119,7 +150,9 @@ impl HttpServer {
             )
         })
     }
+}
 
+impl HttpClient {
     /// A `tools/call` of `execute_sql` within `session`, on a connection left open once the
     /// response has begun (its head read): drop it to vanish mid-call.
     pub async fn start_call(&self, session: &str, id: i64, sql: &str) -> TcpStream {
