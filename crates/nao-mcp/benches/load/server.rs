@@ -124,22 +124,26 @@ impl Server {
         std::fs::read_to_string(format!("/proc/{}/smaps_rollup", self.pid)).unwrap_or_default()
     }
 
-    /// Stops the server with SIGTERM (killed if it has not exited within 30 s). Returns how
-    /// long it took to exit and its exit status.
-    pub(crate) async fn stop(mut self) -> (Duration, String) {
-        let started = Instant::now();
+    /// Sends SIGTERM; whether it was sent.
+    pub(crate) fn terminate(&self) -> bool {
         // std and tokio only send SIGKILL; `kill` sends SIGTERM to the one process started here.
-        let terminated = std::process::Command::new("kill")
+        std::process::Command::new("kill")
             .args(["-TERM", &self.pid.to_string()])
             .status()
-            .is_ok_and(|status| status.success());
+            .is_ok_and(|status| status.success())
+    }
+
+    /// Waits for the server to exit after a SIGTERM sent at `signalled` (killed if it has not
+    /// exited within 30 s, or at once when `terminated` is false). Returns how long it took
+    /// from the signal and its exit status.
+    pub(crate) async fn exit(mut self, signalled: Instant, terminated: bool) -> (Duration, String) {
         if terminated
             && let Ok(Ok(status)) = tokio::time::timeout(STOP_TIMEOUT, self.child.wait()).await
         {
-            return (started.elapsed(), status.to_string());
+            return (signalled.elapsed(), status.to_string());
         }
         let _ = self.child.kill().await;
-        (started.elapsed(), "killed".to_owned())
+        (signalled.elapsed(), "killed".to_owned())
     }
 }
 

@@ -67,6 +67,8 @@ pub(crate) struct RunOutcome {
     pub(crate) reconnects: u64,
     /// One example message per error kind, for the report.
     pub(crate) examples: BTreeMap<String, String>,
+    /// When each answered call got its answer (to count those answered after a moment).
+    pub(crate) answered_at: Vec<Instant>,
 }
 
 impl RunOutcome {
@@ -84,6 +86,7 @@ impl RunOutcome {
         for (op, latency) in other.latencies {
             self.latencies.entry(op).or_default().push(latency);
         }
+        self.answered_at.extend(other.answered_at);
         for (kind, message) in other.errors {
             *self.errors.entry(kind.clone()).or_default() += 1;
             self.examples.entry(kind).or_insert(message);
@@ -96,6 +99,7 @@ impl RunOutcome {
 #[derive(Debug, Default)]
 struct SessionOutcome {
     latencies: Vec<(Op, Duration)>,
+    answered_at: Vec<Instant>,
     errors: Vec<(String, String)>,
     reconnects: u64,
     failed: bool,
@@ -198,7 +202,9 @@ async fn session(
         let sent = Instant::now();
         match client.call_tool(tool, arguments).await {
             Ok(reply) => {
-                outcome.latencies.push((op, sent.elapsed()));
+                let now = Instant::now();
+                outcome.latencies.push((op, now - sent));
+                outcome.answered_at.push(now);
                 if let Some(kind) = reply.error_kind {
                     outcome
                         .errors
