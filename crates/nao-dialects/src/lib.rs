@@ -48,6 +48,9 @@
 //! [`DialectError`](nao_core::DialectError) kinds.
 //!
 //! # Also here
+//! - [`pump`]: the statement pump every adapter runs its statements through (row and byte
+//!   caps, cancellation, time limit, a dropped stream), for adapters written outside this
+//!   crate too.
 //! - [`demo`]: a deterministic e-commerce database (six tables, about 300 000 rows, comments
 //!   on tables and columns) generated as Arrow batches; `SqliteDialect::demo` and
 //!   `DuckDbDialect::demo` load it.
@@ -68,6 +71,7 @@ pub mod mysql;
 mod oversize;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+pub mod pump;
 mod sizes;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
