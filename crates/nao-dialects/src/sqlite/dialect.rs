@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use arrow_array::RecordBatch;
 use async_trait::async_trait;
@@ -289,14 +289,10 @@ impl Dialect for SqliteDialect {
         let job = query::Job {
             database: self.name.clone(),
             sql: sql.sql().to_owned(),
-            row_limit: options.max_rows.saturating_add(1),
             batch_size: options.batch_size,
             max_bytes: options.max_bytes,
-            timeout: options.timeout,
-            deadline: Instant::now().checked_add(options.timeout),
-            cancel: options.cancel.clone(),
         };
-        query::execute(&self.pool, job).await
+        query::execute(&self.pool, job, options).await
     }
 
     async fn list_tables(&self, filter: &TableFilter) -> Result<Vec<TableInfo>, DialectError> {

@@ -82,13 +82,15 @@
 //! connection (see [Concurrency](#concurrency)). Preparation happens before
 //! [`execute`](nao_core::Dialect::execute) returns, so syntax errors, unknown names and denied
 //! writes come back from it; so does the first batch, which fixes the schema. Batches of
-//! `batch_size` rows (sooner when they reach `max_bytes`) then go through a channel holding one
-//! batch, so a slow consumer pauses the statement. Reading stops after `max_rows + 1` rows (the
-//! extra row tells the caller the result was cut). A progress handler, called every 1000
-//! virtual-machine steps, interrupts the statement when the cancellation token fires
-//! ([`Cancelled`](nao_core::DialectError::Cancelled)), the timeout measured from the start of
-//! `execute` passes ([`Timeout`](nao_core::DialectError::Timeout)), or the stream was dropped;
-//! the connection then returns to the pool.
+//! `batch_size` rows (sooner when they reach `max_bytes`) then go through the crate's
+//! [statement pump](crate::pump), a channel holding one batch, so a slow consumer pauses the
+//! statement. Reading stops after `max_rows + 1` rows (the extra row tells the caller the
+//! result was cut), or once the batches sent pass `max_bytes` (the reader keeps none past it).
+//! A progress handler, called every 1000 virtual-machine steps, interrupts the statement when
+//! the cancellation token fires ([`Cancelled`](nao_core::DialectError::Cancelled)), the
+//! timeout measured from the start of `execute` passes
+//! ([`Timeout`](nao_core::DialectError::Timeout)), or the stream was dropped; the caller gets
+//! the error from the stream at once, and the connection returns to the pool.
 //!
 //! ## Concurrency
 //! Statements run in parallel, each on a read-only connection of its own, as many at once as

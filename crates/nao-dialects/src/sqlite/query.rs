@@ -1,66 +1,41 @@
-//! One statement on a blocking thread, its rows sent back as Arrow batches through a bounded
-//! channel, with the row cap, deadline, cancellation and a dropped receiver all stopping it.
+//! One statement on a blocking thread, its rows handed to the [pump](crate::pump) as Arrow
+//! batches, with the row cap, deadline, cancellation and a dropped stream all stopping it.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::time::{Duration, Instant};
 
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{Field, Schema, SchemaRef};
-use futures_util::StreamExt;
-use nao_core::{BatchStream, DialectError};
+use nao_core::{BatchStream, DialectError, ExecOptions};
 use rusqlite::types::ValueRef;
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 use super::convert::{ColumnBuilder, Misfit};
 use super::open::{Pool, Slot};
 use super::types::Declared;
 use super::{errors, limits};
+use crate::pump::{self, Flow, Producer, Stopped};
 
-/// SQLite virtual-machine steps between checks of the deadline, the token and the receiver.
+/// SQLite virtual-machine steps between checks of the deadline, the token and the reader.
 const PROGRESS_STEPS: i32 = 1_000;
 
-/// Why the progress handler stopped the statement.
-const RUNNING: u8 = 0;
-const CANCELLED: u8 = 1;
-const TIMED_OUT: u8 = 2;
-const RECEIVER_GONE: u8 = 3;
-
-/// What one statement needs on its thread.
+/// What one statement needs on its thread besides its producer.
 #[derive(Debug)]
 pub(crate) struct Job {
     /// The database's name, for errors.
     pub(crate) database: String,
     /// The statement.
     pub(crate) sql: String,
-    /// Rows to read at most: the cap plus one, so the caller can tell the result was cut.
-    pub(crate) row_limit: u64,
     /// Rows per batch.
     pub(crate) batch_size: usize,
     /// The call's byte cap: a batch is sent early once its values reach it, and half of it
     /// is the most one value may take ([`limits::value_limit`]).
     pub(crate) max_bytes: usize,
-    /// The time limit, for the error.
-    pub(crate) timeout: Duration,
-    /// When the statement must stop.
-    pub(crate) deadline: Option<Instant>,
-    /// The caller's token.
-    pub(crate) cancel: CancellationToken,
-}
-
-/// What the thread sends: first the schema with the first batch, then batches, or an error.
-#[derive(Debug)]
-enum Message {
-    Start(SchemaRef, Option<RecordBatch>),
-    Batch(RecordBatch),
-    Failed(DialectError),
 }
 
 /// Why reading stopped early.
 enum Stop {
-    /// The stream was dropped: nobody is listening, nothing to report.
-    ReceiverGone,
+    /// The pump stopped the statement (cancelled, out of time, nobody reads): it tells the
+    /// reader why, if anyone listens.
+    Pumped,
     Failed(DialectError),
 }
 
@@ -70,107 +45,56 @@ impl From<DialectError> for Stop {
     }
 }
 
+impl From<Stopped> for Stop {
+    fn from(_: Stopped) -> Self {
+        Stop::Pumped
+    }
+}
+
 /// Waits for one of the pool's connections, starts `job` on it on a blocking thread and waits
 /// for its schema and first batch, so errors of preparation (syntax, unknown tables, denied
 /// writes) come back here, before any stream. The wait for a connection counts against the
 /// statement's time limit; a host that queues statements (nao-core's admission control) lets
 /// no more run than the pool holds, so none waits here.
-pub(crate) async fn execute(pool: &Arc<Pool>, job: Job) -> Result<BatchStream, DialectError> {
-    let (tx, mut rx) = mpsc::channel(1);
-    let database = job.database.clone();
-    let cancel = job.cancel.clone();
-    let deadline = job.deadline.map(tokio::time::Instant::from_std);
-    let timeout = job.timeout;
-    let slot = tokio::select! {
-        slot = pool.slot() => slot,
-        () = cancel.cancelled() => return Err(DialectError::Cancelled { database }),
-        () = sleep_until(deadline) => return Err(DialectError::Timeout { database, limit: timeout }),
-    };
-    let task = tokio::task::spawn_blocking(move || run(slot, &job, &tx));
-    let first = tokio::select! {
-        message = rx.recv() => message,
-        () = cancel.cancelled() => return Err(DialectError::Cancelled { database }),
-        () = sleep_until(deadline) => return Err(DialectError::Timeout { database, limit: timeout }),
-    };
-    let (schema, first) = match first {
-        Some(Message::Start(schema, first)) => (schema, first),
-        Some(Message::Failed(error)) => return Err(error),
-        Some(Message::Batch(_)) | None => {
-            let message = match task.await {
-                Err(e) if e.is_panic() => "the SQLite worker panicked".to_owned(),
-                _ => "the SQLite worker stopped without a result".to_owned(),
-            };
-            return Err(DialectError::Engine {
-                database,
-                message,
-                code: None,
-                source: None,
-            });
-        }
-    };
-    let rest = futures_util::stream::unfold(rx, |mut rx| async move {
-        loop {
-            match rx.recv().await? {
-                Message::Batch(batch) => return Some((Ok(batch), rx)),
-                Message::Failed(error) => return Some((Err(error), rx)),
-                Message::Start(..) => continue,
-            }
-        }
-    });
-    let batches = futures_util::stream::iter(first.map(Ok)).chain(rest);
-    Ok(BatchStream::new(schema, batches))
-}
-
-async fn sleep_until(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
-    }
+pub(crate) async fn execute(
+    pool: &Arc<Pool>,
+    job: Job,
+    options: &ExecOptions,
+) -> Result<BatchStream, DialectError> {
+    let (producer, consumer) = pump::channel(&job.database, options);
+    let slot = consumer.unless_stopped(pool.slot()).await?;
+    tokio::task::spawn_blocking(move || run(slot, &job, producer));
+    consumer.stream().await
 }
 
 /// The blocking part: takes a connection, watches the statement with a progress handler, reads,
-/// and gives the connection back before the final message (so the stream ends only once the
-/// connection is free again).
-fn run(slot: Slot, job: &Job, tx: &mpsc::Sender<Message>) {
+/// and gives the connection back before the end of the stream (so the stream ends only once
+/// the connection is free again).
+fn run(slot: Slot, job: &Job, mut producer: Producer) {
     let mut conn = match slot.connection() {
         Ok(conn) => conn,
         Err(e) => {
-            let _ = tx.blocking_send(Message::Failed(errors::dialect_error(&job.database, e)));
+            producer.blocking_fail(errors::dialect_error(&job.database, e));
             return;
         }
     };
     if let Err(e) = limits::set_value_limit(&conn, job.max_bytes) {
-        let _ = tx.blocking_send(Message::Failed(errors::dialect_error(&job.database, e)));
+        producer.blocking_fail(errors::dialect_error(&job.database, e));
         return;
     }
-    let reason = Arc::new(AtomicU8::new(RUNNING));
-    let watcher = {
-        let (reason, cancel, deadline, tx) =
-            (reason.clone(), job.cancel.clone(), job.deadline, tx.clone());
-        move || {
-            let why = if cancel.is_cancelled() {
-                CANCELLED
-            } else if deadline.is_some_and(|d| Instant::now() >= d) {
-                TIMED_OUT
-            } else if tx.is_closed() {
-                RECEIVER_GONE
-            } else {
-                return false;
-            };
-            reason.store(why, Ordering::Relaxed);
-            true
-        }
-    };
+    let signal = producer.signal();
+    let watcher = move || signal.check().is_some();
     let outcome = match conn.progress_handler(PROGRESS_STEPS, Some(watcher)) {
-        Ok(()) => read(&conn, job, tx, &reason),
+        Ok(()) => read(&conn, job, &mut producer),
         Err(e) => Err(Stop::Failed(errors::dialect_error(&job.database, e))),
     };
-    // Dropping the handler drops its sender, so the channel closes when this function returns.
     if conn.progress_handler(0, None::<fn() -> bool>).is_ok() {
         slot.give_back(conn);
     }
-    if let Err(Stop::Failed(error)) = outcome {
-        let _ = tx.blocking_send(Message::Failed(error));
+    match outcome {
+        Ok(()) => producer.finish(),
+        Err(Stop::Failed(error)) => producer.blocking_fail(error),
+        Err(Stop::Pumped) => {}
     }
 }
 
@@ -180,30 +104,13 @@ struct ColumnPlan {
     decltype: Option<String>,
 }
 
-fn read(
-    conn: &rusqlite::Connection,
-    job: &Job,
-    tx: &mpsc::Sender<Message>,
-    reason: &AtomicU8,
-) -> Result<(), Stop> {
+fn read(conn: &rusqlite::Connection, job: &Job, producer: &mut Producer) -> Result<(), Stop> {
     let database = job.database.as_str();
+    let signal = producer.signal();
     let engine_error = |e: rusqlite::Error| -> Stop {
-        if errors::is_interrupt(&e) {
-            match reason.load(Ordering::Relaxed) {
-                CANCELLED => {
-                    return Stop::Failed(DialectError::Cancelled {
-                        database: database.to_owned(),
-                    });
-                }
-                TIMED_OUT => {
-                    return Stop::Failed(DialectError::Timeout {
-                        database: database.to_owned(),
-                        limit: job.timeout,
-                    });
-                }
-                RECEIVER_GONE => return Stop::ReceiverGone,
-                _ => {}
-            }
+        // The progress handler interrupted it: the pump tells the reader why.
+        if errors::is_interrupt(&e) && signal.check().is_some() {
+            return Stop::Pumped;
         }
         Stop::Failed(errors::statement_error(database, e, job.max_bytes))
     };
@@ -215,8 +122,9 @@ fn read(
             decltype: c.decl_type().map(str::to_owned),
         })
         .collect();
+    let row_limit = producer.row_limit();
     let batch_size = job.batch_size.max(1);
-    let capacity = usize::try_from(job.row_limit)
+    let capacity = usize::try_from(row_limit)
         .unwrap_or(usize::MAX)
         .min(batch_size);
     let mut builders: Vec<ColumnBuilder> = plans
@@ -226,7 +134,7 @@ fn read(
     let mut schema: Option<SchemaRef> = None;
     let (mut rows_read, mut in_batch, mut batch_bytes) = (0_u64, 0_usize, 0_usize);
     let mut rows = statement.query([]).map_err(engine_error)?;
-    while rows_read < job.row_limit {
+    while rows_read < row_limit {
         let Some(row) = rows.next().map_err(engine_error)? else {
             break;
         };
@@ -241,6 +149,7 @@ fn read(
         in_batch += 1;
         if in_batch >= batch_size || batch_bytes >= job.max_bytes {
             let first_row = rows_read + 1 - in_batch as u64;
+            let first = schema.is_none();
             let batch = flush(
                 database,
                 &plans,
@@ -249,14 +158,17 @@ fn read(
                 in_batch,
                 first_row,
             )?;
-            send(tx, batch)?;
             in_batch = 0;
             batch_bytes = 0;
+            if hand_over(producer, first, batch)? == Flow::Full {
+                return Ok(());
+            }
         }
     }
     drop(rows);
     if schema.is_none() || in_batch > 0 {
         let first_row = rows_read + 1 - in_batch as u64;
+        let first = schema.is_none();
         let batch = flush(
             database,
             &plans,
@@ -265,9 +177,21 @@ fn read(
             in_batch,
             first_row,
         )?;
-        send(tx, batch)?;
+        hand_over(producer, first, batch)?;
     }
     Ok(())
+}
+
+/// Hands a batch to the pump, after the schema with the `first` one (whose columns' types it
+/// fixed); an empty first batch only announces the schema.
+fn hand_over(producer: &mut Producer, first: bool, batch: RecordBatch) -> Result<Flow, Stop> {
+    if first {
+        producer.blocking_schema(batch.schema())?;
+    }
+    if batch.num_rows() == 0 {
+        return Ok(Flow::Continue);
+    }
+    Ok(producer.blocking_batch(batch)?)
 }
 
 /// Bytes a value adds to the batch (roughly: its payload plus an offset or slot).
@@ -278,7 +202,7 @@ fn value_size(value: ValueRef<'_>) -> usize {
     }
 }
 
-/// The batch being built, as the first message (with the schema, fixed now) or a later one.
+/// The batch being built; the first one fixes the schema.
 fn flush(
     database: &str,
     plans: &[ColumnPlan],
@@ -286,8 +210,7 @@ fn flush(
     schema: &mut Option<SchemaRef>,
     rows: usize,
     first_row: u64,
-) -> Result<Message, Stop> {
-    let first = schema.is_none();
+) -> Result<RecordBatch, Stop> {
     let schema = match schema {
         Some(schema) => schema.clone(),
         None => {
@@ -308,26 +231,14 @@ fn flush(
     };
     let columns = builders.iter_mut().map(ColumnBuilder::finish).collect();
     let options = RecordBatchOptions::new().with_row_count(Some(rows));
-    let batch =
-        RecordBatch::try_new_with_options(schema.clone(), columns, &options).map_err(|e| {
-            Stop::Failed(DialectError::Engine {
-                database: database.to_owned(),
-                message: format!("building an Arrow batch failed: {e}"),
-                code: None,
-                source: Some(Box::new(e)),
-            })
-        })?;
-    Ok(match (first, rows) {
-        (true, 0) => Message::Start(schema, None),
-        (true, _) => Message::Start(schema, Some(batch)),
-        (false, _) => Message::Batch(batch),
+    RecordBatch::try_new_with_options(schema, columns, &options).map_err(|e| {
+        Stop::Failed(DialectError::Engine {
+            database: database.to_owned(),
+            message: format!("building an Arrow batch failed: {e}"),
+            code: None,
+            source: Some(Box::new(e)),
+        })
     })
-}
-
-/// Sends a message, waiting while the consumer is one batch behind; a dropped stream stops the
-/// statement.
-fn send(tx: &mpsc::Sender<Message>, message: Message) -> Result<(), Stop> {
-    tx.blocking_send(message).map_err(|_| Stop::ReceiverGone)
 }
 
 /// A value that does not fit its column, as an error naming the column and row and saying
