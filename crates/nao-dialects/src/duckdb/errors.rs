@@ -5,32 +5,26 @@
 //! so the type prefix is the code we keep and the kind is read from it.
 
 use std::any::Any;
-use std::time::Duration;
 
 use nao_core::DialectError;
 
-/// Why the watcher stopped a statement, so an "Interrupted" error can say which.
+use crate::pump::StopReason;
+
+/// Why the adapter interrupted a statement, so an "Interrupted" error can say which: the
+/// pump's reasons (the caller's token, the time limit), or DuckDB's own spill quota.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum StopReason {
-    /// The caller's cancellation token fired.
-    Cancelled,
-    /// The time limit passed.
-    Timeout(Duration),
+pub(super) enum Interrupt {
+    /// Cancelled or out of time.
+    Stopped(StopReason),
     /// The database's spill directory grew past its size limit (bytes).
     SpillFull(u64),
 }
 
-/// The error for a statement stopped for `reason`.
-pub(super) fn stopped(database: &str, reason: StopReason) -> DialectError {
-    match reason {
-        StopReason::Cancelled => DialectError::Cancelled {
-            database: database.to_owned(),
-        },
-        StopReason::Timeout(limit) => DialectError::Timeout {
-            database: database.to_owned(),
-            limit,
-        },
-        StopReason::SpillFull(max_bytes) => {
+/// The error for a statement interrupted for `why`.
+pub(super) fn interrupted(database: &str, why: Interrupt) -> DialectError {
+    match why {
+        Interrupt::Stopped(reason) => reason.error(database),
+        Interrupt::SpillFull(max_bytes) => {
             let size = crate::sizes::human(usize::try_from(max_bytes).unwrap_or(usize::MAX));
             DialectError::ResourceLimit {
                 database: database.to_owned(),
@@ -49,7 +43,7 @@ pub(super) fn stopped(database: &str, reason: StopReason) -> DialectError {
 pub(super) fn from_duckdb(
     database: &str,
     error: duckdb::Error,
-    stop: Option<StopReason>,
+    stop: Option<Interrupt>,
 ) -> DialectError {
     let message = error.to_string();
     classify(database, message, stop, Some(Box::new(error)))
@@ -59,7 +53,7 @@ pub(super) fn from_duckdb(
 pub(super) fn from_panic(
     database: &str,
     payload: &(dyn Any + Send),
-    stop: Option<StopReason>,
+    stop: Option<Interrupt>,
 ) -> DialectError {
     let text = payload
         .downcast_ref::<String>()
@@ -73,7 +67,7 @@ pub(super) fn from_panic(
 fn classify(
     database: &str,
     message: String,
-    stop: Option<StopReason>,
+    stop: Option<Interrupt>,
     source: Option<nao_core::BoxError>,
 ) -> DialectError {
     let database = database.to_owned();
@@ -81,7 +75,10 @@ fn classify(
     let lower = message.to_ascii_lowercase();
     let kind = code.as_deref().unwrap_or("");
     if kind.eq_ignore_ascii_case("INTERRUPT Error") || lower.contains("interrupted") {
-        return stopped(&database, stop.unwrap_or(StopReason::Cancelled));
+        return interrupted(
+            &database,
+            stop.unwrap_or(Interrupt::Stopped(StopReason::Cancelled)),
+        );
     }
     let missing = lower.contains("does not exist")
         || lower.contains("not found")
@@ -171,6 +168,8 @@ fn error_type(message: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn kind(message: &str) -> &'static str {
@@ -217,7 +216,9 @@ mod tests {
         let timeout = classify(
             "db",
             "INTERRUPT Error: Interrupted!".into(),
-            Some(StopReason::Timeout(Duration::from_secs(1))),
+            Some(Interrupt::Stopped(StopReason::Timeout(
+                Duration::from_secs(1),
+            ))),
             None,
         );
         assert_eq!(timeout.kind_code(), "timeout");

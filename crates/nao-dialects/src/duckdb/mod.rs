@@ -82,13 +82,15 @@
 //! Every statement gets a connection of its own (cloned from a root connection) and runs on a
 //! thread of its own, never on the async runtime. It is prepared and started before
 //! [`execute`](nao_core::Dialect::execute) returns, so SQL errors come back from `execute`
-//! and the Arrow schema is known before the first batch. Batches go through a channel of
-//! capacity 1; the worker stops one row past `max_rows`, or when the stream is dropped. A
-//! watcher interrupts the running statement (DuckDB's interrupt handle) when the cancellation
-//! token fires or the time limit passes, giving [`DialectError::Cancelled`] or
-//! [`DialectError::Timeout`]. Should DuckDB not honour the interrupt (seen with recursive CTEs
-//! on reused threads, hence a thread per statement), the caller gets the error two seconds
-//! later anyway, and the statement's thread is left to DuckDB, still interrupted every 50 ms.
+//! and the Arrow schema is known before the first batch. Batches go through the crate's
+//! [statement pump](crate::pump), a channel of capacity 1; the worker stops one row past
+//! `max_rows` (the chunk that crosses it is cut there), once the batches sent pass
+//! `max_bytes`, or when the stream is dropped. A watcher interrupts the running statement
+//! (DuckDB's interrupt handle) when the cancellation token fires, the time limit passes or the
+//! stream is dropped, giving [`DialectError::Cancelled`] or [`DialectError::Timeout`]. Should
+//! DuckDB not honour the interrupt (seen with recursive CTEs on reused threads, hence a thread
+//! per statement), the caller gets the error two seconds later anyway, and the statement's
+//! thread is left to DuckDB, still interrupted every 50 ms.
 //!
 //! ## Panic containment
 //! The duckdb crate's Arrow iterator panics when a chunk fails to fetch or convert (a cast

@@ -1,21 +1,24 @@
-//! Running one statement: a worker thread streams Arrow batches to the caller.
+//! Running one statement: a worker thread streams Arrow batches to the caller through the
+//! crate's [statement pump](crate::pump).
 //!
 //! - **Start.** The worker prepares and starts the statement (DuckDB's streaming execution)
-//!   before `execute` returns, so syntax and unknown-object errors come back from `execute`
-//!   itself, and the Arrow schema is known before the first batch (an empty result keeps its
-//!   columns).
-//! - **Streaming and caps.** Batches go through a channel of capacity 1, so DuckDB computes at
-//!   most a batch or two ahead of the reader. The worker stops after `max_rows + 1` rows (one
-//!   row past the cap tells a cut result from one that fits) and as soon as the receiver is
-//!   dropped; dropping the statement ends DuckDB's work on it.
-//! - **Interrupts.** A watcher task waits for the cancellation token or the deadline (the
-//!   timeout counted from the call), records why, and calls the connection's interrupt
-//!   handle, again every [`REINTERRUPT`] until the worker ends: an interrupt that lands between
-//!   two steps of the worker would otherwise be lost. The worker also checks the reason between
-//!   batches. DuckDB's "Interrupted" error then becomes `Cancelled` or `Timeout`. Should DuckDB
-//!   not honour the interrupt within [`ABANDON_AFTER`], the reader stops waiting and gets
-//!   `Cancelled` or `Timeout` anyway; the watcher keeps interrupting the detached worker while
-//!   the runtime lives.
+//!   and hands over the Arrow schema, then the first batch, before `execute` returns, so
+//!   syntax and unknown-object errors, and errors in the first chunk, come back from
+//!   `execute` itself, and an empty result keeps its columns.
+//! - **Streaming and caps.** Batches go through the pump's channel of capacity 1, so DuckDB
+//!   computes at most a batch or two ahead of the reader. The pump stops the worker after
+//!   `max_rows + 1` rows (one row past the cap tells a cut result from one that fits; the
+//!   chunk that crosses it is cut there) or once the batches sent pass `max_bytes`, and as
+//!   soon as the stream is dropped; dropping the statement ends DuckDB's work on it.
+//! - **Interrupts.** A watcher task waits for the pump's stop (the cancellation token, the
+//!   deadline counted from the call, a dropped stream) or a full spill directory, and calls
+//!   the connection's interrupt handle, again every [`REINTERRUPT`] until the worker ends: an
+//!   interrupt that lands between two steps of the worker would otherwise be lost. The worker
+//!   also checks between batches. DuckDB's "Interrupted" error then becomes `Cancelled`,
+//!   `Timeout` or the spill quota's `ResourceLimit`. The reader waits up to [`ABANDON_AFTER`]
+//!   past a cancellation or the deadline for the worker's own word (the pump's grace); should
+//!   DuckDB not honour the interrupt by then, the reader gets `Cancelled` or `Timeout` anyway,
+//!   and the watcher keeps interrupting the detached worker while the runtime lives.
 //! - **A thread per statement.** Run on tokio's blocking pool (threads reused from statement to
 //!   statement), DuckDB 1.5.6 ignored every interrupt of a recursive CTE about once in 30 runs
 //!   of the sql_tools test on a loaded machine, and the runtime's shutdown then waited for it
@@ -28,7 +31,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use arrow_array::{Array, RecordBatch, StructArray};
@@ -36,11 +39,11 @@ use arrow_schema::SchemaRef;
 use duckdb::Connection;
 use duckdb::core::{LogicalTypeHandle, LogicalTypeId};
 use nao_core::{BatchStream, DialectError, ExecOptions};
-use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::errors::{self, StopReason};
+use super::errors::{self, Interrupt};
 use super::host_paths::HostPaths;
+use crate::pump::{self, Flow, Producer, StopSignal};
 
 /// How often the watcher repeats its interrupt until the worker has stopped.
 const REINTERRUPT: Duration = Duration::from_millis(50);
@@ -53,35 +56,23 @@ const SPILL_CHECK: Duration = Duration::from_millis(50);
 /// How long past the deadline or the cancellation the reader still waits for the worker.
 const ABANDON_AFTER: Duration = Duration::from_secs(2);
 
-type Item = Result<RecordBatch, DialectError>;
-
-/// Why the statement is being stopped, shared by the watcher and the worker.
-#[derive(Debug, Default)]
-struct Stop(Mutex<Option<StopReason>>);
-
-impl Stop {
-    fn get(&self) -> Option<StopReason> {
-        *self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    fn set(&self, reason: StopReason) {
-        let mut slot = self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        slot.get_or_insert(reason);
-    }
-}
-
-/// What the worker needs besides the connection.
+/// What the worker needs besides the connection and its producer.
 struct Job {
     database: Arc<str>,
+    host_paths: Arc<HostPaths>,
     sql: String,
-    max_rows: u64,
-    stop: Arc<Stop>,
+    /// Set by the watcher when the spill directory outgrew its quota (the quota, in bytes).
+    spill_full: Arc<OnceLock<u64>>,
+}
+
+impl Job {
+    /// Why the statement was interrupted, if it was: the spill quota, or the pump's reason.
+    fn interrupt(&self, producer: &Producer) -> Option<Interrupt> {
+        match self.spill_full.get() {
+            Some(max_bytes) => Some(Interrupt::SpillFull(*max_bytes)),
+            None => producer.stop_reason().map(Interrupt::Stopped),
+        }
+    }
 }
 
 /// The database's spill directory and the most it may hold.
@@ -105,6 +96,25 @@ impl SpillQuota {
             .map(|metadata| metadata.len())
             .sum()
     }
+
+    /// Resolves with the quota once the directory holds more (measured every
+    /// [`SPILL_CHECK`]); never without a quota.
+    async fn exceeded(quota: Option<SpillQuota>) -> u64 {
+        let Some(quota) = quota else {
+            return std::future::pending().await;
+        };
+        let mut ticks = tokio::time::interval(SPILL_CHECK);
+        loop {
+            ticks.tick().await;
+            let measured = quota.clone();
+            let full = tokio::task::spawn_blocking(move || measured.used() > measured.max_bytes)
+                .await
+                .unwrap_or(false);
+            if full {
+                return quota.max_bytes;
+            }
+        }
+    }
 }
 
 /// Runs `sql` on `connection` (owned by this statement alone) and streams its batches; every
@@ -118,27 +128,21 @@ pub(super) async fn execute(
     options: &ExecOptions,
     spill: Option<SpillQuota>,
 ) -> Result<BatchStream, DialectError> {
-    let deadline = tokio::time::Instant::now() + options.timeout;
-    let stop = Arc::new(Stop::default());
+    let (producer, consumer) = pump::channel(&database, options);
+    let spill_full = Arc::new(OnceLock::new());
     let done = CancellationToken::new();
     tokio::spawn(watch(
         connection.interrupt_handle(),
-        Watch {
-            cancel: options.cancel.clone(),
-            deadline,
-            limit: options.timeout,
-            spill,
-        },
+        producer.signal(),
+        spill,
+        Arc::clone(&spill_full),
         done.clone(),
-        Arc::clone(&stop),
     ));
-    let (schema_tx, schema_rx) = oneshot::channel();
-    let (batch_tx, batch_rx) = mpsc::channel::<Item>(1);
     let job = Job {
         database: Arc::clone(&database),
+        host_paths,
         sql,
-        max_rows: options.max_rows,
-        stop,
+        spill_full,
     };
     // A thread of its own, not tokio's blocking pool: a statement DuckDB will not stop must
     // not hold up the runtime's shutdown (which waits for every blocking task).
@@ -147,7 +151,7 @@ pub(super) async fn execute(
         .spawn(move || {
             // Whatever way the worker ends, the watcher stops with it.
             let _done = done.drop_guard();
-            run(connection, &job, schema_tx, &batch_tx);
+            run(connection, &job, producer);
         })
         .map_err(|e| DialectError::Engine {
             database: database.to_string(),
@@ -155,124 +159,26 @@ pub(super) async fn execute(
             code: None,
             source: Some(Box::new(e)),
         })?;
-    let limits = Limits {
-        cancel: options.cancel.clone(),
-        deadline,
-        timeout: options.timeout,
-    };
-    let received = tokio::select! {
-        received = schema_rx => received,
-        reason = limits.abandoned() => return Err(errors::stopped(&database, reason)),
-    };
-    let schema = match received {
-        Ok(Ok(schema)) => schema,
-        Ok(Err(e)) => return Err(host_paths.scrub(e)),
-        Err(_) => {
-            return Err(DialectError::Engine {
-                database: database.to_string(),
-                message: "the DuckDB worker stopped before the statement started".into(),
-                code: None,
-                source: None,
-            });
-        }
-    };
-    let batches = futures_util::stream::unfold(Some((batch_rx, limits)), move |state| {
-        let database = Arc::clone(&database);
-        let host_paths = Arc::clone(&host_paths);
-        async move {
-            let (mut rx, limits) = state?;
-            tokio::select! {
-                item = rx.recv() => item.map(|item| {
-                    (item.map_err(|e| host_paths.scrub(e)), Some((rx, limits)))
-                }),
-                // The worker is stuck past its stop: end the stream with the reason.
-                reason = limits.abandoned() => Some((Err(errors::stopped(&database, reason)), None)),
-            }
-        }
-    });
-    Ok(BatchStream::new(schema, batches))
+    consumer.with_grace(ABANDON_AFTER).stream().await
 }
 
-/// When the reader gives up on the worker.
-struct Limits {
-    cancel: CancellationToken,
-    deadline: tokio::time::Instant,
-    timeout: Duration,
-}
-
-impl Limits {
-    /// Resolves [`ABANDON_AFTER`] after the cancellation or the deadline (counted from when
-    /// it is polled, if those are already past), with the reason. The watcher interrupts at
-    /// once, and the worker normally answers within milliseconds; this bound is for an
-    /// interrupt DuckDB does not honour (see the module docs), so that the caller never waits
-    /// on it. A batch already sent is still read first.
-    async fn abandoned(&self) -> StopReason {
-        let reason = tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => StopReason::Cancelled,
-            () = tokio::time::sleep_until(self.deadline) => StopReason::Timeout(self.timeout),
-        };
-        tokio::time::sleep(ABANDON_AFTER).await;
-        tracing::warn!(
-            ?reason,
-            "DuckDB did not stop a statement within {ABANDON_AFTER:?} of its interrupt; \
-             the reader stops waiting for it"
-        );
-        reason
-    }
-}
-
-/// What the watcher waits for.
-struct Watch {
-    cancel: CancellationToken,
-    deadline: tokio::time::Instant,
-    limit: Duration,
-    spill: Option<SpillQuota>,
-}
-
-impl Watch {
-    /// Resolves with the reason to stop: the cancellation, the deadline, or a full spill
-    /// directory (measured every [`SPILL_CHECK`]).
-    async fn reason(&self) -> StopReason {
-        let spill_full = async {
-            let Some(quota) = &self.spill else {
-                return std::future::pending().await;
-            };
-            let mut ticks = tokio::time::interval(SPILL_CHECK);
-            loop {
-                ticks.tick().await;
-                let quota = quota.clone();
-                let used = tokio::task::spawn_blocking(move || quota.used() > quota.max_bytes)
-                    .await
-                    .unwrap_or(false);
-                if used {
-                    return StopReason::SpillFull(self.spill.as_ref().map_or(0, |q| q.max_bytes));
-                }
-            }
-        };
-        tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => StopReason::Cancelled,
-            () = tokio::time::sleep_until(self.deadline) => StopReason::Timeout(self.limit),
-            reason = spill_full => reason,
-        }
-    }
-}
-
-/// Interrupts the statement when the caller cancels, the deadline passes or the spill
-/// directory is full.
+/// Interrupts the statement when the pump stops it (the caller cancels, the deadline passes,
+/// the stream is dropped) or the spill directory is full.
 async fn watch(
     interrupt: Arc<duckdb::InterruptHandle>,
-    watch: Watch,
+    signal: StopSignal,
+    spill: Option<SpillQuota>,
+    spill_full: Arc<OnceLock<u64>>,
     done: CancellationToken,
-    stop: Arc<Stop>,
 ) {
-    let reason = tokio::select! {
+    tokio::select! {
         biased;
         () = done.cancelled() => return,
-        reason = watch.reason() => reason,
-    };
-    stop.set(reason);
+        _ = signal.stopped() => {}
+        max_bytes = SpillQuota::exceeded(spill) => {
+            let _ = spill_full.set(max_bytes);
+        }
+    }
     loop {
         interrupt.interrupt();
         tokio::select! {
@@ -282,33 +188,41 @@ async fn watch(
     }
 }
 
-/// The worker: prepare, start, then fetch batches until the end, the cap, a stop or a dropped
-/// receiver.
-fn run(
-    connection: Connection,
+/// The worker: prepare, start, then fetch batches until the end, a cap, a stop or a dropped
+/// stream.
+fn run(connection: Connection, job: &Job, mut producer: Producer) {
+    match read(&connection, job, &mut producer) {
+        Ok(()) => producer.finish(),
+        Err(Some(error)) => producer.blocking_fail(job.host_paths.scrub(error)),
+        // The pump stopped it, and tells the reader why.
+        Err(None) => {}
+    }
+}
+
+/// Reads the statement into `producer`; `Err(None)` when the pump stopped it.
+fn read(
+    connection: &Connection,
     job: &Job,
-    schema_tx: oneshot::Sender<Result<SchemaRef, DialectError>>,
-    batch_tx: &mpsc::Sender<Item>,
-) {
-    let fail = |e: duckdb::Error| errors::from_duckdb(&job.database, e, job.stop.get());
-    let mut statement = match connection.prepare(&job.sql) {
-        Ok(statement) => statement,
-        Err(e) => {
-            let _ = schema_tx.send(Err(fail(e)));
-            return;
-        }
+    producer: &mut Producer,
+) -> Result<(), Option<DialectError>> {
+    let fail = |e: duckdb::Error, producer: &Producer| {
+        Some(errors::from_duckdb(
+            &job.database,
+            e,
+            job.interrupt(producer),
+        ))
     };
+    let mut statement = connection
+        .prepare(&job.sql)
+        .map_err(|e| fail(e, producer))?;
     // `stream_arrow` starts DuckDB's streaming execution; its iterator (which panics on
     // errors) is dropped at once, keeping only the schema.
     let schema = match statement.stream_arrow([]) {
         Ok(arrow) => arrow.get_schema(),
-        Err(e) => {
-            let _ = schema_tx.send(Err(fail(e)));
-            return;
-        }
+        Err(e) => return Err(fail(e, producer)),
     };
     if let Some(column) = inexact_column(&statement, &schema) {
-        let _ = schema_tx.send(Err(DialectError::Unsupported {
+        return Err(Some(DialectError::Unsupported {
             database: job.database.to_string(),
             what: format!(
                 "column {column:?} is (or holds) a UHUGEINT, which DuckDB's Arrow export would \
@@ -316,30 +230,34 @@ fn run(
                  when its values fit"
             ),
         }));
-        return;
     }
-    if schema_tx.send(Ok(Arc::clone(&schema))).is_err() {
-        return;
-    }
-    let mut rows: u64 = 0;
+    producer
+        .blocking_schema(Arc::clone(&schema))
+        .map_err(|_| None)?;
     loop {
-        if let Some(reason) = job.stop.get() {
-            let _ = batch_tx.blocking_send(Err(errors::stopped(&job.database, reason)));
-            return;
+        if let Some(max_bytes) = job.spill_full.get() {
+            return Err(Some(errors::interrupted(
+                &job.database,
+                Interrupt::SpillFull(*max_bytes),
+            )));
+        }
+        if producer.check().is_some() {
+            return Err(None);
         }
         let fetched = catch_unwind(AssertUnwindSafe(|| statement.step()));
         let batch = match fetched {
-            Ok(Ok(Some(array))) => to_batch(&job.database, &schema, array),
-            Ok(Ok(None)) => return,
-            Ok(Err(e)) => Err(fail(e)),
-            Err(panic) => Err(errors::from_panic(&job.database, &*panic, job.stop.get())),
+            Ok(Ok(Some(array))) => to_batch(&job.database, &schema, array).map_err(Some)?,
+            Ok(Ok(None)) => return Ok(()),
+            Ok(Err(e)) => return Err(fail(e, producer)),
+            Err(panic) => {
+                let interrupt = job.interrupt(producer);
+                return Err(Some(errors::from_panic(&job.database, &*panic, interrupt)));
+            }
         };
-        let failed = batch.is_err();
-        if let Ok(batch) = &batch {
-            rows = rows.saturating_add(batch.num_rows() as u64);
-        }
-        if batch_tx.blocking_send(batch).is_err() || failed || rows > job.max_rows {
-            return;
+        match producer.blocking_batch(batch) {
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Full) => return Ok(()),
+            Err(_) => return Err(None),
         }
     }
 }

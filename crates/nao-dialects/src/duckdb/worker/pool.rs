@@ -2,32 +2,29 @@
 //! at once, idle ones kept for the next statement.
 //!
 //! A statement takes a permit (waiting counts toward its timeout), an idle worker or a new one,
-//! and a thread that writes the request and reads the worker's frames into the batch stream.
+//! and a thread that writes the request and reads the worker's frames into the crate's
+//! [statement pump](crate::pump), which caps, times and cancels the stream as for any adapter.
 //! A watcher ends the worker (`SIGKILL`) when the caller cancels or the deadline passes: the
 //! operating system then takes back all its memory, which no interrupt can promise. A worker
-//! that finished its statement goes back to the idle list; one that was ended, died, or whose
-//! reader stopped early is reaped and replaced on demand.
+//! that finished its statement (or reached the caps, after which it ends the statement
+//! itself) goes back to the idle list; one that was ended, died, or whose reader stopped early
+//! is reaped and replaced on demand.
 
 use std::ffi::OsString;
 use std::io::{self, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 
-use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
 use nao_core::{BatchStream, DialectError, ExecOptions};
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::WORKER_ARG;
 use super::protocol::{self, Request, Tag};
 use super::serve::WorkerSettings;
-use crate::duckdb::errors::{self, StopReason};
 use crate::duckdb::host_paths::HostPaths;
-
-type Item = Result<RecordBatch, DialectError>;
+use crate::pump::{self, Flow, Producer, StopReason, StopSignal};
 
 /// Locks a mutex, serving on after a panic elsewhere (nothing here can be left half-updated).
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -168,18 +165,11 @@ impl Workers {
         options: &ExecOptions,
     ) -> Result<BatchStream, DialectError> {
         let inner = &self.inner;
-        let deadline = tokio::time::Instant::now() + options.timeout;
-        let permit = tokio::select! {
-            permit = Arc::clone(&inner.permits).acquire_owned() => {
-                permit.map_err(|_| inner.failure("the DuckDB workers are shut down".into()))?
-            }
-            () = options.cancel.cancelled() => {
-                return Err(errors::stopped(&inner.database, StopReason::Cancelled));
-            }
-            () = tokio::time::sleep_until(deadline) => {
-                return Err(errors::stopped(&inner.database, StopReason::Timeout(options.timeout)));
-            }
-        };
+        let (producer, consumer) = pump::channel(&inner.database, options);
+        let permit = consumer
+            .unless_stopped(Arc::clone(&inner.permits).acquire_owned())
+            .await?
+            .map_err(|_| inner.failure("the DuckDB workers are shut down".into()))?;
         let idle = lock(&inner.idle).pop();
         let worker = match idle {
             Some(worker) => worker,
@@ -189,9 +179,7 @@ impl Workers {
         let done = CancellationToken::new();
         tokio::spawn(watch(
             Arc::clone(&worker.child),
-            options.cancel.clone(),
-            deadline,
-            options.timeout,
+            producer.signal(),
             done.clone(),
             Arc::clone(&stop),
         ));
@@ -200,37 +188,18 @@ impl Workers {
             max_rows: options.max_rows,
             max_bytes: options.max_bytes as u64,
         };
-        let (schema_tx, schema_rx) = oneshot::channel();
-        let (batch_tx, batch_rx) = mpsc::channel::<Item>(1);
         let reader = Arc::clone(inner);
         std::thread::Builder::new()
             .name("nao-duckdb-worker-io".into())
             .spawn(move || {
                 let _done = done.drop_guard();
                 let _permit = permit;
-                reader.run(worker, &request, &stop, schema_tx, &batch_tx);
+                reader.run(worker, &request, &stop, producer);
             })
             .map_err(|e| {
                 inner.failure(format!("could not start a thread for the statement: {e}"))
             })?;
-        let schema = match schema_rx.await {
-            Ok(Ok(schema)) => schema,
-            Ok(Err(e)) => return Err(inner.host_paths.scrub(e)),
-            Err(_) => {
-                return Err(
-                    inner.failure("the DuckDB worker stopped before the statement started".into())
-                );
-            }
-        };
-        let host_paths = Arc::clone(&inner.host_paths);
-        let batches = futures_util::stream::unfold(batch_rx, move |mut rx| {
-            let host_paths = Arc::clone(&host_paths);
-            async move {
-                let item = rx.recv().await?;
-                Some((item.map_err(|e| host_paths.scrub(e)), rx))
-            }
-        });
-        Ok(BatchStream::new(schema, batches))
+        consumer.stream().await
     }
 }
 
@@ -274,56 +243,42 @@ impl Inner {
     }
 
     /// The reader thread: waits for a new worker to be ready, sends the request, forwards the
-    /// schema and batches, and returns the worker to the idle list when it ends cleanly.
-    fn run(
-        &self,
-        mut worker: Worker,
-        request: &Request,
-        stop: &Stop,
-        schema_tx: oneshot::Sender<Result<SchemaRef, DialectError>>,
-        batch_tx: &mpsc::Sender<Item>,
-    ) {
-        let mut schema_tx = Some(schema_tx);
-        // Sends an error to whoever waits: the `execute` call or the stream.
-        let report = |schema_tx: &mut Option<oneshot::Sender<_>>, error: DialectError| {
-            match schema_tx.take() {
-                Some(tx) => {
-                    let _ = tx.send(Err(error));
-                }
-                None => {
-                    let _ = batch_tx.blocking_send(Err(error));
-                }
+    /// schema and batches, and returns the worker to the idle list when it ends cleanly (before
+    /// the stream ends, so the next statement finds it there).
+    fn run(&self, mut worker: Worker, request: &Request, stop: &Stop, mut producer: Producer) {
+        let outcome = self.converse(&mut worker, request, &mut producer);
+        let error = match outcome {
+            Ok(Ending::Done) => {
+                self.keep(worker, stop);
+                return producer.finish();
             }
-        };
-        let outcome = self.converse(&mut worker, request, &mut schema_tx, batch_tx);
-        match outcome {
-            Ok(Ending::Done) => self.keep(worker, stop),
             // A worker that could not open the database has ended; one that ran out of memory
             // may keep some of it cached: the next statement gets a fresh one.
             Ok(Ending::Failed(error)) if !worker.ready || error.kind_code() == "resource_limit" => {
                 worker.end();
-                report(&mut schema_tx, error);
+                error
             }
             Ok(Ending::Failed(error)) => {
                 self.keep(worker, stop);
-                report(&mut schema_tx, error);
+                error
             }
-            // The stream's reader went away: the worker may still be sending; end it.
-            Ok(Ending::ReaderGone) => worker.end(),
+            // The pump stopped the statement (it tells the reader why) or nobody reads: the
+            // worker may still be sending; end it.
+            Ok(Ending::Stopped) => return worker.end(),
             Err(io_error) => {
                 // Whether the worker ended on its own, before this side ends it.
                 let status = lock(&worker.child).try_wait().ok().flatten();
                 worker.end();
-                let error = match stop.get() {
-                    Some(reason) => errors::stopped(&self.database, reason),
+                match stop.get() {
+                    Some(reason) => reason.error(&self.database),
                     None => {
                         tracing::warn!(error = %io_error, ?status, "a DuckDB worker failed");
                         self.died(status, &io_error)
                     }
-                };
-                report(&mut schema_tx, error);
+                }
             }
-        }
+        };
+        producer.blocking_fail(self.host_paths.scrub(error));
     }
 
     /// The frames of one statement.
@@ -331,8 +286,7 @@ impl Inner {
         &self,
         worker: &mut Worker,
         request: &Request,
-        schema_tx: &mut Option<oneshot::Sender<Result<SchemaRef, DialectError>>>,
-        batch_tx: &mpsc::Sender<Item>,
+        producer: &mut Producer,
     ) -> io::Result<Ending> {
         if !worker.ready {
             match next_frame(&mut worker.stdout)? {
@@ -351,22 +305,26 @@ impl Inner {
             .as_mut()
             .ok_or_else(|| io::Error::other("the worker's input is closed"))?;
         protocol::write_frame(stdin, Tag::Run, &request.encode())?;
+        // Once the reader has all it keeps, the worker (which applies the same caps) ends the
+        // statement by itself: read on to its end, so the worker can serve the next one.
+        let mut full = false;
         loop {
             let (tag, payload) = next_frame(&mut worker.stdout)?;
             match tag {
                 Tag::Schema => {
                     let (schema, _) = protocol::decode_batch(&payload)?;
-                    if let Some(tx) = schema_tx.take()
-                        && tx.send(Ok(schema)).is_err()
-                    {
-                        return Ok(Ending::ReaderGone);
+                    if producer.blocking_schema(schema).is_err() {
+                        return Ok(Ending::Stopped);
                     }
                 }
+                Tag::Batch if full => {}
                 Tag::Batch => {
                     let (_, batch) = protocol::decode_batch(&payload)?;
                     let Some(batch) = batch else { continue };
-                    if batch_tx.blocking_send(Ok(batch)).is_err() {
-                        return Ok(Ending::ReaderGone);
+                    match producer.blocking_batch(batch) {
+                        Ok(Flow::Continue) => {}
+                        Ok(Flow::Full) => full = true,
+                        Err(_) => return Ok(Ending::Stopped),
                     }
                 }
                 Tag::Error => {
@@ -439,8 +397,8 @@ enum Ending {
     Done,
     /// The worker reported an error.
     Failed(DialectError),
-    /// Nobody reads the results any more.
-    ReaderGone,
+    /// The pump stopped the statement, or nobody reads the results any more.
+    Stopped,
 }
 
 /// The next frame; the end of the worker's output is an error here (a statement was running).
@@ -449,20 +407,19 @@ fn next_frame(stdout: &mut BufReader<ChildStdout>) -> io::Result<(Tag, Vec<u8>)>
         .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "the worker's output ended"))
 }
 
-/// Ends the worker when the caller cancels or the deadline passes.
+/// Ends the worker when the caller cancels or the deadline passes. A dropped stream does not
+/// end it here: the reader thread notices at the next batch, and a worker that has just
+/// finished its statement is kept for the next one.
 async fn watch(
     child: Arc<Mutex<Child>>,
-    cancel: CancellationToken,
-    deadline: tokio::time::Instant,
-    limit: Duration,
+    signal: StopSignal,
     done: CancellationToken,
     stop: Arc<Stop>,
 ) {
     let reason = tokio::select! {
         biased;
         () = done.cancelled() => return,
-        () = cancel.cancelled() => StopReason::Cancelled,
-        () = tokio::time::sleep_until(deadline) => StopReason::Timeout(limit),
+        reason = signal.interrupted() => reason,
     };
     if stop.stop(reason) {
         let _ = lock(&child).kill();

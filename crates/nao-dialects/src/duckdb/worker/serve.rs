@@ -182,8 +182,11 @@ async fn answer(
     quota: Option<SpillQuota>,
     output: &mut impl Write,
 ) -> io::Result<()> {
+    // The same caps as the adapter's pump: the statement ends here once the adapter's reader
+    // has all it keeps.
     let options = ExecOptions::default()
         .with_max_rows(request.max_rows)
+        .with_max_bytes(usize::try_from(request.max_bytes).unwrap_or(usize::MAX))
         .with_timeout(WORKER_STATEMENT_TIMEOUT);
     let started = stream::execute(
         Arc::clone(database),
@@ -200,23 +203,18 @@ async fn answer(
     };
     let schema = Arc::clone(batches.schema());
     protocol::write_frame(output, Tag::Schema, &protocol::encode_batch(&schema, None)?)?;
-    let (mut rows, mut bytes) = (0u64, 0u64);
+    // The stream ends one row or one batch past a cap, which tells the adapter the result
+    // was cut.
     while let Some(item) = batches.next().await {
         let batch = match item {
             Ok(batch) => batch,
             Err(e) => return write_error(output, &e),
         };
-        rows = rows.saturating_add(batch.num_rows() as u64);
-        bytes = bytes.saturating_add(batch.get_array_memory_size() as u64);
         protocol::write_frame(
             output,
             Tag::Batch,
             &protocol::encode_batch(&schema, Some(&batch))?,
         )?;
-        // One row or one batch past a cap tells the adapter the result was cut.
-        if rows > request.max_rows || bytes > request.max_bytes {
-            break;
-        }
     }
     protocol::write_frame(output, Tag::Done, &[])
 }
