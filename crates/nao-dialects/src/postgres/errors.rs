@@ -4,27 +4,7 @@ use std::time::Duration;
 
 use nao_core::DialectError;
 
-/// Why the adapter stopped a statement, so a "query canceled" error can say which.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum StopReason {
-    /// The caller's cancellation token fired.
-    Cancelled,
-    /// The time limit passed.
-    Timeout(Duration),
-}
-
-/// The error for a statement stopped for `reason`.
-pub(super) fn stopped(database: &str, reason: StopReason) -> DialectError {
-    match reason {
-        StopReason::Cancelled => DialectError::Cancelled {
-            database: database.to_owned(),
-        },
-        StopReason::Timeout(limit) => DialectError::Timeout {
-            database: database.to_owned(),
-            limit,
-        },
-    }
-}
+use crate::pump::StopReason;
 
 /// `error`'s message followed by its causes' (tokio-postgres leaves them out: "error
 /// performing TLS handshake" alone does not say that the certificate was refused).
@@ -53,7 +33,7 @@ pub(super) fn from_postgres(
     let db = database.to_owned();
     let Some(db_error) = error.as_db_error() else {
         if let Some(reason) = stop {
-            return stopped(database, reason);
+            return reason.error(database);
         }
         // No server error: the connection broke, or the driver met something it could not
         // handle (a COPY stream, say).
@@ -92,7 +72,7 @@ pub(super) fn from_postgres(
             } else {
                 StopReason::Cancelled
             });
-            stopped(database, reason)
+            reason.error(database)
         }
         "42P01" | "42703" | "42883" | "42704" | "3F000" | "42P02" => DialectError::UnknownObject {
             database: db,

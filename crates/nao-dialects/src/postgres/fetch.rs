@@ -6,8 +6,8 @@
 //! at the widest row seen so far; a statement whose columns all have a fixed width starts at
 //! the batch size. A batch is sent when it holds `batch_size` rows or reaches the budget,
 //! even in the middle of a fetch (rows wider than any seen before). A new batch starts only
-//! once the reader has taken the last one, and the task stops once the batches it sent
-//! exceed the byte cap (the reader keeps none past it). One row may take at most half the cap
+//! once the reader has taken the last one, and the pump stops the task once the batches it
+//! sent exceed the byte cap (the reader keeps none past it). One row may take at most half the cap
 //! ([`oversize::row_limit`]): the wire guard refuses a longer row before it is read. Together
 //! these keep the adapter within about twice the byte cap whatever the row width.
 
@@ -20,11 +20,10 @@ use nao_core::DialectError;
 use tokio_postgres::{Portal, Row, Transaction};
 
 use super::convert::{ColumnBuilder, RawValue};
-use super::errors;
 use super::oversize;
-use super::stream::Message;
 use super::types::PgType;
-use super::watch::{Stop, Watch};
+use super::watch::Watch;
+use crate::pump::{Flow, Producer, Stopped};
 
 /// Bytes a row of these columns takes at most on the wire, when every column has a fixed
 /// width (the column count, then a length word and the value per column).
@@ -109,7 +108,6 @@ struct Reading<'a> {
     txn: &'a Transaction<'a>,
     portal: &'a Portal,
     schema: &'a SchemaRef,
-    tx: &'a tokio::sync::mpsc::Sender<Message>,
     database: &'a str,
     max_bytes: usize,
     budget: usize,
@@ -120,16 +118,15 @@ struct Reading<'a> {
 struct Progress {
     /// Rows read (sent, or in the batch).
     read: u64,
-    /// Arrow bytes of the batches sent.
-    sent: usize,
 }
 
-/// Streams the portal's rows as batches through the watcher's channel, up to `max_rows + 1`
-/// rows. `Ok` when it ended normally, at a cap, or because nobody listens.
+/// Streams the portal's rows as batches to the pump, up to `max_rows + 1` rows. `Ok` when it
+/// ended normally, at a cap, or because nobody listens.
 pub(super) async fn read_portal(
     txn: &Transaction<'_>,
     portal: &Portal,
     watch: &mut Watch<'_>,
+    producer: &mut Producer,
     schema: &SchemaRef,
     types: &[PgType],
 ) -> Result<(), DialectError> {
@@ -140,13 +137,12 @@ pub(super) async fn read_portal(
         txn,
         portal,
         schema,
-        tx: watch.tx,
         database: &job.database,
         max_bytes: job.max_bytes,
         budget,
         batch_size: job.batch_size,
     };
-    let limit = job.max_rows.saturating_add(1);
+    let limit = producer.row_limit();
     let mut sizing = Sizing::new(types, job.batch_size, budget);
     let mut batch = Batch {
         builders: types
@@ -156,23 +152,24 @@ pub(super) async fn read_portal(
         rows: 0,
         bytes: 0,
     };
-    let mut progress = Progress { read: 0, sent: 0 };
+    let mut progress = Progress { read: 0 };
     while progress.read < limit {
         let stop = match watch.check_between() {
             Some(stop) => Some(stop),
             // A new batch starts once the reader has taken the last one.
-            None if batch.rows == 0 => watch.room().await.err(),
+            None if batch.rows == 0 => producer.room().await.err().map(|s| watch.stopping(s)),
             None => None,
         };
         match stop {
-            Some(Stop::Reason(reason)) => return Err(errors::stopped(&job.database, reason)),
-            Some(Stop::ReceiverGone) => return Ok(()),
+            Some(Stopped::Reason(reason)) => return Err(reason.error(&job.database)),
+            Some(_) => return Ok(()),
             None => {}
         }
         let want = sizing.next(batch.rows, batch.bytes, limit - progress.read);
         let fetched = watch
             .run(fetch(
                 &reading,
+                producer,
                 want,
                 &mut batch,
                 &mut sizing,
@@ -200,8 +197,10 @@ pub(super) async fn read_portal(
             None => return Err(watch.abandoned()),
         }
     }
-    if batch.rows > 0 {
-        let _ = send(&reading, &mut batch, &mut progress).await;
+    if batch.rows > 0
+        && let Err(Halt::Error(e)) = send(&reading, producer, &mut batch).await
+    {
+        return Err(e);
     }
     Ok(())
 }
@@ -210,6 +209,7 @@ pub(super) async fn read_portal(
 /// fetched.
 async fn fetch(
     reading: &Reading<'_>,
+    producer: &mut Producer,
     want: i32,
     batch: &mut Batch,
     sizing: &mut Sizing,
@@ -245,7 +245,7 @@ async fn fetch(
         count += 1;
         if batch.rows >= reading.batch_size || batch.bytes >= reading.budget {
             // The rest of this fetch, if any, is read and discarded by the driver.
-            send(reading, batch, progress).await?;
+            send(reading, producer, batch).await?;
         }
     }
     Ok(count)
@@ -282,12 +282,12 @@ fn largest_column(row: &Row) -> Option<(usize, usize)> {
         .max_by_key(|&(_, bytes)| bytes)
 }
 
-/// Sends the batch built so far; `Done` when nobody reads any more or the reader has all it
-/// will keep (the batches sent exceed the byte cap).
+/// Hands the batch built so far to the pump; `Done` when nobody reads any more or the reader
+/// has all it will keep (the row cap plus one, or batches past the byte cap).
 async fn send(
     reading: &Reading<'_>,
+    producer: &mut Producer,
     batch: &mut Batch,
-    progress: &mut Progress,
 ) -> Result<(), Halt> {
     let columns = batch
         .builders
@@ -312,16 +312,12 @@ async fn send(
             source: None,
         })
     })?;
-    progress.sent = progress.sent.saturating_add(built.get_array_memory_size());
-    if reading.tx.send(Message::Batch(built)).await.is_err() {
-        return Err(Halt::Done);
+    match producer.batch(built).await {
+        Ok(Flow::Continue) => Ok(()),
+        // The reader has all it keeps: further rows would only be read to be dropped.
+        Ok(Flow::Full) | Err(Stopped::ConsumerGone) => Err(Halt::Done),
+        Err(Stopped::Reason(reason)) => Err(Halt::Error(reason.error(reading.database))),
     }
-    // The reader keeps batches up to the byte cap and cuts at the first that passes it: it
-    // has that one now, so further rows would only be read to be dropped.
-    if progress.sent > reading.max_bytes {
-        return Err(Halt::Done);
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -185,8 +185,10 @@
 //! bound to a portal and its rows are fetched a few at a time: one row first, doubling while
 //! rows stay narrow, never more than fit an eighth of `max_bytes` at the widest row seen (a
 //! statement whose columns all have a fixed width starts at `batch_size`). Rows become Arrow
-//! batches of `batch_size` rows, or fewer when they reach an eighth of `max_bytes`, sent
-//! through a channel of capacity 1; the next batch starts once the reader has taken the last,
+//! batches of `batch_size` rows, or fewer when they reach an eighth of `max_bytes`, handed to
+//! the crate's [statement pump](crate::pump) (a channel of capacity 1), which applies the caps,
+//! the token and the time limit as for every adapter; the next batch starts once the reader
+//! has taken the last,
 //! so a slow reader pauses the server. Reading stops after `max_rows + 1` rows, or once the
 //! batches sent pass `max_bytes` (a reader keeps nothing past it): the portal is suspended
 //! there, so nothing keeps running on the server, and the ROLLBACK closes it. [`execute`]
@@ -206,7 +208,7 @@
 //! trip), and by the adapter for the whole statement, waiting for a connection included. The
 //! caller gets its [`Timeout`](nao_core::DialectError::Timeout) or
 //! [`Cancelled`](nao_core::DialectError::Cancelled) at the deadline or the token, from the
-//! stream itself; meanwhile the task sends a real cancel request (a separate connection, made
+//! pump itself; meanwhile the task sends a real cancel request (a separate connection, made
 //! as the statement's was, with the backend's key), waits for the server to stop, and drops
 //! the connection instead of pooling it (a late cancel request must not hit a later
 //! statement), in the background.
