@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use nao_core::guard::Policy;
 use nao_core::masking::{MaskKey, ValueDetector};
-use nao_core::{AdmissionLimits, Databases, Dialect, Settings, ToolContext, tools};
+use nao_core::{AdmissionLimits, Databases, Dialect, ResultStore, Settings, ToolContext, tools};
 use nao_dialects::{EngineLimits, Isolation, Spill};
 use rmcp::ServiceExt;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -234,8 +234,19 @@ pub async fn build_server(options: &Options) -> Result<McpServer, ServeError> {
     if let Some(path) = &options.mask_key_file {
         settings = settings.with_mask_key(read_mask_key(path)?);
     }
-    let ctx = ToolContext::new(databases).with_settings(settings);
+    let ctx = ToolContext::new(databases)
+        .with_settings(settings)
+        .with_results(Arc::new(result_store(options)));
     Ok(McpServer::new(tools::sql_tools(), ctx))
+}
+
+/// The store of results the options ask for: their budget, and spilling under `--spill-dir`.
+pub fn result_store(options: &Options) -> ResultStore {
+    let store = ResultStore::new(options.result_budget);
+    match &options.spill_dir {
+        Some(dir) => store.with_spill_dir(dir),
+        None => store,
+    }
 }
 
 /// Serves `server` on the options' transport until the client leaves (EOF on stdin), the

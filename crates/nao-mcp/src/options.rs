@@ -73,12 +73,22 @@ EMBEDDED ENGINES (SQLite, DuckDB):
     --engine-threads N       Threads one DuckDB statement runs on (default: the cores).
     --spill-dir DIR          DuckDB: let big sorts, joins and aggregates spill to a private
                              directory under DIR (removed on exit) instead of failing at the
-                             memory limit. Default: no spilling. (SQLite always writes its
-                             temporary data to unnamed files in the system's temp directory.)
+                             memory limit; and stored results beyond --result-budget go to
+                             another private directory there. Default: no spilling. (SQLite
+                             always writes its temporary data to unnamed files in the
+                             system's temp directory.)
     --max-spill SIZE         DuckDB: the most data spilled per database (default 2GiB).
     --duckdb-in-process      Run DuckDB statements in this process. By default each runs in
                              a worker process (this program again) whose memory the system
                              bounds and which is ended when a statement times out.
+
+RESULTS:
+    --result-budget SIZE     Memory for stored query results (what read_query_result pages),
+                             shared fairly by the sessions (default 256MiB). Beyond it the
+                             least recently used results of the session holding the most
+                             leave memory: to --spill-dir when given, else they are dropped
+                             and their query must run again. A session's results go when the
+                             session ends.
 
 TRANSPORT:
     (default)                stdio: JSON-RPC on stdin/stdout; logs go to stderr.
@@ -187,8 +197,11 @@ pub struct Options {
     pub memory_limit: Option<u64>,
     /// DuckDB: threads per statement.
     pub engine_threads: Option<usize>,
-    /// Embedded engines: the directory to spill under, if any.
+    /// Embedded engines, and stored results beyond their budget: the directory to spill
+    /// under, if any.
     pub spill_dir: Option<std::path::PathBuf>,
+    /// Memory for stored results, in bytes.
+    pub result_budget: usize,
     /// Embedded engines: the most spilled data per database, in bytes.
     pub max_spill: u64,
     /// DuckDB: run statements in this process instead of worker processes.
@@ -255,6 +268,7 @@ impl Default for Options {
             engine_threads: None,
             spill_dir: None,
             max_spill: DEFAULT_MAX_SPILL,
+            result_budget: nao_core::DEFAULT_RESULT_BUDGET,
             duckdb_in_process: false,
             duckdb_worker: None,
             log_level: "info".to_owned(),
@@ -389,6 +403,10 @@ impl Options {
                 }
                 "--spill-dir" => options.spill_dir = Some(value("--spill-dir")?.into()),
                 "--max-spill" => options.max_spill = size(&value("--max-spill")?, "--max-spill")?,
+                "--result-budget" => {
+                    let bytes = size(&value("--result-budget")?, "--result-budget")?;
+                    options.result_budget = usize::try_from(bytes).unwrap_or(usize::MAX);
+                }
                 "--duckdb-in-process" => options.duckdb_in_process = true,
                 "--set-role" => {
                     let role = value("--set-role")?;
@@ -624,6 +642,8 @@ mod tests {
             "--spill-dir",
             "/var/tmp/nao",
             "--max-spill=1GB",
+            "--result-budget",
+            "64MiB",
             "--duckdb-in-process",
         ])
         .unwrap();
@@ -677,6 +697,7 @@ mod tests {
         assert_eq!(options.engine_threads, Some(2));
         assert_eq!(options.spill_dir.as_deref(), Some("/var/tmp/nao".as_ref()));
         assert_eq!(options.max_spill, 1_000_000_000);
+        assert_eq!(options.result_budget, 64 << 20);
         assert!(options.duckdb_in_process);
     }
 
@@ -695,6 +716,7 @@ mod tests {
     fn defaults() {
         let options = parse(&["--demo"]).unwrap();
         assert_eq!(options.max_sessions, DEFAULT_MAX_SESSIONS);
+        assert_eq!(options.result_budget, nao_core::DEFAULT_RESULT_BUDGET);
         assert_eq!(options.session_idle_timeout, DEFAULT_SESSION_IDLE_TIMEOUT);
         assert_eq!(options.max_connections, DEFAULT_MAX_CONNECTIONS);
         assert_eq!(options.drain_timeout, DEFAULT_DRAIN_TIMEOUT);

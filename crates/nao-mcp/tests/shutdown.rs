@@ -40,6 +40,13 @@ async fn http_calls_running_at_sigterm_are_answered_and_the_exit_is_clean() {
     let log = server.stderr.lock().unwrap().clone();
     assert!(log.contains("drained running calls"), "{log}");
     assert!(!log.contains("panicked"), "{log}");
+    // The sessions are closed before the transport stops, so none of their workers is cut
+    // off mid-way (rmcp logs that as an error).
+    let errors: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains(" ERROR "))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
 }
 
 #[tokio::test]

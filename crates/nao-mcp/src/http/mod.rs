@@ -147,6 +147,8 @@ pub async fn serve_listener(
         cut = report.cut,
         "drained running calls"
     );
+    let closed = endpoint.sessions.close_all().await;
+    tracing::debug!(closed, "closed the sessions");
     sessions_end.cancel();
     connections.close();
     if tokio::time::timeout(CLOSE_GRACE, connections.wait())

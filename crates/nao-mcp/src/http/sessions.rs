@@ -187,6 +187,25 @@ impl BoundedSessions {
         idle.len()
     }
 
+    /// Closes every session, as a DELETE would: at shutdown, once the running calls are
+    /// drained, so each session's worker ends on its own (rather than being cancelled, which
+    /// rmcp logs as an error) and its results are dropped. Returns how many were closed.
+    pub(crate) async fn close_all(&self) -> usize {
+        let live: Vec<SessionId> = lock(&self.book)
+            .sessions
+            .drain()
+            .map(|(id, _)| id)
+            .collect();
+        // All at once: each close waits for its worker to end.
+        let closing = live.iter().map(|id| async move {
+            if let Err(error) = self.inner.close_session(id).await {
+                tracing::debug!(session = %id, %error, "closing a session at shutdown failed");
+            }
+        });
+        futures_util::future::join_all(closing).await;
+        live.len()
+    }
+
     /// Runs [`evict_idle`](Self::evict_idle) a few times per idle timeout until `shutdown`.
     /// A session goes within 1.5 timeouts of its last use (30 s past it at most).
     pub(crate) async fn evict_idle_until(self: Arc<Self>, shutdown: CancellationToken) {
