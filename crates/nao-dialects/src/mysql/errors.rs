@@ -6,30 +6,7 @@ use std::time::Duration;
 use mysql_async::{DriverError, Error, ServerError};
 use nao_core::DialectError;
 
-/// Why the adapter stopped a statement itself, so an "interrupted" error can say which.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum StopReason {
-    /// The caller's cancellation token fired.
-    Cancelled,
-    /// The time limit passed.
-    Timeout(Duration),
-    /// The row cap was reached or the stream was dropped: not an error.
-    Done,
-}
-
-/// The error for a statement stopped for `reason` (`None` when it was not an error).
-pub(super) fn stopped(database: &str, reason: StopReason) -> Option<DialectError> {
-    match reason {
-        StopReason::Cancelled => Some(DialectError::Cancelled {
-            database: database.to_owned(),
-        }),
-        StopReason::Timeout(limit) => Some(DialectError::Timeout {
-            database: database.to_owned(),
-            limit,
-        }),
-        StopReason::Done => None,
-    }
-}
+use crate::pump::StopReason;
 
 /// Maps a driver error. `limit` is the statement's time limit (for the server's own timeout
 /// errors); `stop` is why the adapter interrupted the statement, if it did.

@@ -138,16 +138,17 @@
 //!
 //! ## Streaming, caps, KILL QUERY
 //! Each statement gets a pooled connection and a task of its own. `execute` returns once the
-//! server has sent the first row or ended the result (SQL errors, and the server's own errors
-//! before the first row, come back from `execute`; an empty result keeps its schema). Rows are
-//! read as the server sends them and become batches of `batch_size` rows, or fewer when they
-//! reach an eighth of `max_bytes`, through a channel holding one batch; the next batch starts
+//! first batch is built or the result ended (SQL errors, the server's own errors before the
+//! first row, and errors in the first batch's rows come back from `execute`; an empty result
+//! keeps its schema). Rows are read as the server sends them and become batches of
+//! `batch_size` rows, or fewer when they reach an eighth of `max_bytes`, handed to the crate's
+//! [statement pump](crate::pump) (a channel holding one batch); the next batch starts
 //! once the reader has taken the last, so a slow reader pauses the reading, and TCP
 //! back-pressure the server. Reading stops one row past `max_rows`, or once the batches sent
 //! pass `max_bytes` (a reader keeps nothing past it). When it stops early (a cap, a dropped
-//! stream, the cancellation token, the time limit) the adapter sends `KILL QUERY <connection
-//! id>` from another pooled connection, reads what the server still sends (at most 5 s), and
-//! rolls back; a connection whose state is then unknown, or that read a row over 1 MiB (the
+//! stream, the cancellation token, the time limit; the pump gives the caller its error at
+//! once) the adapter sends `KILL QUERY <connection id>` from another pooled connection, reads
+//! what the server still sends (at most 5 s), and rolls back; a connection whose state is then unknown, or that read a row over 1 MiB (the
 //! driver's buffers grew to its size), is closed rather than reused.
 //! Cancellation is [`DialectError::Cancelled`](nao_core::DialectError::Cancelled), the time
 //! limit (ours or the server's) [`DialectError::Timeout`](nao_core::DialectError::Timeout).
