@@ -41,6 +41,7 @@
 //! | `duckdb-bundled` | `duckdb` | DuckDB compiled from source | as above |
 //! | `postgres` | `postgres` | PostgreSQL and its wire protocol, TLS on rustls | `postgres://…` (libpq parameters, `sslmode` up to `verify-full`) |
 //! | `mysql` | `mysql` | MySQL, MariaDB and their wire protocol | `mysql://…`, `mariadb://…` |
+//! | `flight-sql` | `flight_sql` | Arrow Flight SQL servers (Sail, roapi, Dremio, …), TLS on rustls | `flightsql://host:port`, `flightsql+tls://…` |
 //!
 //! [`open`] picks the adapter by the URL's scheme and says which feature to enable when it is
 //! off. Each adapter module documents its read-only layers, its type mapping to Arrow, how it
@@ -65,6 +66,8 @@ pub mod demo;
 #[cfg(feature = "duckdb")]
 pub mod duckdb;
 mod engine_limits;
+#[cfg(feature = "flight-sql")]
+pub mod flight_sql;
 #[cfg(feature = "mysql")]
 pub mod mysql;
 #[cfg(any(feature = "postgres", feature = "mysql"))]

@@ -12,7 +12,7 @@ use crate::EngineLimits;
 pub enum OpenError {
     /// The URL's scheme names no adapter nao-rs has.
     #[error(
-        "unknown database URL scheme {scheme:?}; use sqlite://, duckdb://, postgres:// or mysql://"
+        "unknown database URL scheme {scheme:?}; use sqlite://, duckdb://, postgres://, mysql:// or flightsql://"
     )]
     UnknownScheme {
         /// The scheme given.
@@ -119,7 +119,8 @@ impl OpenOptions {
 
 /// Opens a read-only adapter from a URL, naming it `name` (its `database_id`):
 /// `sqlite:///path/to.db`, `sqlite::memory:`, `duckdb:///path/to.duckdb`, `duckdb::memory:`,
-/// `postgres://user@host:5432/db`, `mysql://user@host:3306/db`. The same as [`open_with`] and
+/// `postgres://user@host:5432/db`, `mysql://user@host:3306/db`, `flightsql://host:port`. The
+/// same as [`open_with`] and
 /// the default [`OpenOptions`]: a privileged server role is refused.
 ///
 /// # Errors
@@ -154,6 +155,7 @@ pub async fn open_with(
         "duckdb" => open_duckdb(name, rest, options).await,
         "postgres" | "postgresql" => open_postgres(name, url, options).await,
         "mysql" | "mariadb" => open_mysql(name, url, options).await,
+        "flightsql" | "flightsql+tls" => open_flight_sql(name, url).await,
         _ => Err(OpenError::UnknownScheme {
             scheme: printable_scheme(&scheme),
         }),
@@ -331,6 +333,27 @@ async fn open_mysql(
     Err(OpenError::FeatureDisabled {
         scheme: "mysql".into(),
         feature: "mysql",
+    })
+}
+
+#[cfg(feature = "flight-sql")]
+async fn open_flight_sql(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    let config =
+        crate::flight_sql::FlightSqlConfig::from_url(url).map_err(|e| OpenError::InvalidUrl {
+            message: e.to_string(),
+        })?;
+    let dialect = crate::flight_sql::FlightSqlDialect::connect(name, &config).await?;
+    Ok(Arc::new(dialect))
+}
+
+#[cfg(not(feature = "flight-sql"))]
+async fn open_flight_sql(_name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    let scheme = url
+        .split_once(':')
+        .map_or("flightsql", |(scheme, _)| scheme);
+    Err(OpenError::FeatureDisabled {
+        scheme: printable_scheme(&scheme.to_ascii_lowercase()),
+        feature: "flight-sql",
     })
 }
 
