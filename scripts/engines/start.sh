@@ -7,7 +7,7 @@
 #   ...                                  # tests
 #   scripts/engines/stop.sh
 #
-#   NAO_TEST_FLIGHT_SQL_URL        flightsql://127.0.0.1:P   Sail, Arrow Flight SQL, local-cluster
+#   NAO_TEST_FLIGHT_SQL_URL        flightsql://127.0.0.1:P?dialect=spark   Sail, Arrow Flight SQL, local-cluster
 #   NAO_TEST_SPARK_CONNECT_URL     sc://127.0.0.1:P/;session_id=UUID
 #                                                            Sail, Spark Connect, local-cluster;
 #                                                            the tables live in that session only
@@ -107,7 +107,7 @@ spark_url="sc://127.0.0.1:$spark_port/;session_id=$session_id"
 "$python" "$here/check.py" "$demo" --flight-sql "grpc://127.0.0.1:$roapi_port"
 
 {
-  echo "export NAO_TEST_FLIGHT_SQL_URL=flightsql://127.0.0.1:$flight_port"
+  echo "export NAO_TEST_FLIGHT_SQL_URL=flightsql://127.0.0.1:$flight_port?dialect=spark"
   echo "export NAO_TEST_SPARK_CONNECT_URL='$spark_url'"
   echo "export NAO_TEST_ROAPI_FLIGHT_SQL_URL=flightsql://127.0.0.1:$roapi_port"
   echo "export NAO_TEST_DEMO_PARQUET_DIR='$demo'"
