@@ -7,6 +7,14 @@
 //! cargo run --example quickstart
 //! ```
 //!
+//! `--database URL` runs it on another database holding the demo shop instead (its six tables
+//! under the same names), such as a Flight SQL server (`scripts/engines/start.sh` starts Sail
+//! and roapi with it):
+//!
+//! ```text
+//! cargo run --example quickstart --features flight-sql -- --database 'flightsql://127.0.0.1:PORT?dialect=spark'
+//! ```
+//!
 //! With `OPENAI_API_KEY` (or `OPENAI_BASE_URL` for a local OpenAI-compatible server such as
 //! Ollama or vLLM) or `ANTHROPIC_API_KEY` set, a real model answers instead of the script; pick
 //! the model with `NAO_MODEL`.
@@ -156,9 +164,50 @@ pub(crate) fn build_agent(
     model: Arc<dyn ModelProvider>,
     scale: DemoScale,
 ) -> Result<Agent, DialectError> {
-    Ok(Agent::builder(model)
-        .database(demo_database(scale)?)
-        .build())
+    Ok(build_agent_on(model, demo_database(scale)?))
+}
+
+/// The agent over `database`.
+pub(crate) fn build_agent_on(model: Arc<dyn ModelProvider>, database: Arc<dyn Dialect>) -> Agent {
+    Agent::builder(model).database(database).build()
+}
+
+/// The URL of `--database URL` (or `--database=URL`); `Err` for anything else on the command
+/// line.
+fn database_url_from_args() -> Result<Option<String>, String> {
+    let mut args = std::env::args().skip(1);
+    let mut url = None;
+    while let Some(arg) = args.next() {
+        match arg.strip_prefix("--database") {
+            Some("") => url = Some(args.next().ok_or("--database wants a URL")?),
+            Some(rest) if rest.starts_with('=') => url = Some(rest[1..].to_owned()),
+            _ => {
+                return Err(format!(
+                    "unknown argument {arg:?}; the only option is --database URL"
+                ));
+            }
+        }
+    }
+    Ok(url)
+}
+
+/// The agent: over the database `--database` names, else over the demo shop.
+async fn agent(model: Arc<dyn ModelProvider>) -> Result<Agent, String> {
+    match database_url_from_args()? {
+        Some(url) => {
+            let opened = nao::dialects::open("shop", &url)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!(
+                "Database: {} ({})\n",
+                opened.name(),
+                opened.sql_dialect().display_name()
+            );
+            Ok(build_agent_on(model, opened))
+        }
+        None => build_agent(model, DemoScale::Full)
+            .map_err(|e| format!("could not build the demo database: {e}")),
+    }
 }
 
 /// The Markdown of the last successful execute_sql result in the conversation.
@@ -242,10 +291,10 @@ async fn main() -> ExitCode {
             Arc::new(scripted_model())
         }
     };
-    let agent = match build_agent(model, DemoScale::Full) {
+    let agent = match agent(model).await {
         Ok(agent) => agent,
         Err(err) => {
-            eprintln!("could not build the demo database: {err}");
+            eprintln!("{err}");
             return ExitCode::FAILURE;
         }
     };
