@@ -42,6 +42,7 @@
 //! | `postgres` | `postgres` | PostgreSQL and its wire protocol, TLS on rustls | `postgres://…` (libpq parameters, `sslmode` up to `verify-full`) |
 //! | `mysql` | `mysql` | MySQL, MariaDB and their wire protocol | `mysql://…`, `mariadb://…` |
 //! | `flight-sql` | `flight_sql` | Arrow Flight SQL servers (Sail, roapi, Dremio, …), TLS on rustls | `flightsql://host:port`, `flightsql+tls://…` |
+//! | `spark-connect` | `spark_connect` | Spark Connect: Apache Spark, Databricks Connect, Sail; TLS on rustls | `sc://host:port/;session_id=…;token=…` |
 //!
 //! [`open`] picks the adapter by the URL's scheme and says which feature to enable when it is
 //! off. Each adapter module documents its read-only layers, its type mapping to Arrow, how it
@@ -76,6 +77,8 @@ mod oversize;
 pub mod postgres;
 pub mod pump;
 mod sizes;
+#[cfg(feature = "spark-connect")]
+pub mod spark_connect;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 #[cfg(feature = "sqlite")]

@@ -12,7 +12,7 @@ use crate::EngineLimits;
 pub enum OpenError {
     /// The URL's scheme names no adapter nao-rs has.
     #[error(
-        "unknown database URL scheme {scheme:?}; use sqlite://, duckdb://, postgres://, mysql:// or flightsql://"
+        "unknown database URL scheme {scheme:?}; use sqlite://, duckdb://, postgres://, mysql://, flightsql:// or sc://"
     )]
     UnknownScheme {
         /// The scheme given.
@@ -156,6 +156,7 @@ pub async fn open_with(
         "postgres" | "postgresql" => open_postgres(name, url, options).await,
         "mysql" | "mariadb" => open_mysql(name, url, options).await,
         "flightsql" | "flightsql+tls" => open_flight_sql(name, url).await,
+        "sc" => open_spark_connect(name, url).await,
         _ => Err(OpenError::UnknownScheme {
             scheme: printable_scheme(&scheme),
         }),
@@ -354,6 +355,25 @@ async fn open_flight_sql(_name: &str, url: &str) -> Result<Arc<dyn Dialect>, Ope
     Err(OpenError::FeatureDisabled {
         scheme: printable_scheme(&scheme.to_ascii_lowercase()),
         feature: "flight-sql",
+    })
+}
+
+#[cfg(feature = "spark-connect")]
+async fn open_spark_connect(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    let config = crate::spark_connect::SparkConnectConfig::from_url(url).map_err(|e| {
+        OpenError::InvalidUrl {
+            message: e.to_string(),
+        }
+    })?;
+    let dialect = crate::spark_connect::SparkConnectDialect::connect(name, &config).await?;
+    Ok(Arc::new(dialect))
+}
+
+#[cfg(not(feature = "spark-connect"))]
+async fn open_spark_connect(_name: &str, _url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    Err(OpenError::FeatureDisabled {
+        scheme: "sc".into(),
+        feature: "spark-connect",
     })
 }
 

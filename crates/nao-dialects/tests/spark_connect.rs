@@ -1,0 +1,341 @@
+//! The Spark Connect adapter against real servers serving the demo shop:
+//! `NAO_TEST_SPARK_CONNECT_URL` (Sail in local-cluster mode, the tables in the URL's session)
+//! and `NAO_TEST_APACHE_SPARK_CONNECT_URL` (Apache Spark on the JVM), as
+//! `scripts/engines/start.sh` and `start-spark.sh` start them.
+//!
+//! Without the variables the tests say so and pass; with them set, an unreachable server fails
+//! them.
+#![cfg(feature = "spark-connect")]
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+use std::time::Duration;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Decimal128Type, Int64Type, TimestampMicrosecondType};
+use arrow_schema::{DataType, TimeUnit};
+use futures_util::StreamExt;
+use nao_core::guard::{Policy, ReadOnlySql, SqlDialect, check};
+use nao_core::render::Truncation;
+use nao_core::{Dialect, DialectExt, ExecOptions, TableFilter, TableRef};
+use nao_dialects::spark_connect::SparkConnectDialect;
+
+/// The servers the environment names, each with its variable.
+fn servers() -> Vec<(&'static str, String)> {
+    let mut found = Vec::new();
+    for var in [
+        "NAO_TEST_SPARK_CONNECT_URL",
+        "NAO_TEST_APACHE_SPARK_CONNECT_URL",
+    ] {
+        match std::env::var(var) {
+            Ok(url) if !url.is_empty() => found.push((var, url)),
+            _ => eprintln!(
+                "{var} is not set: skipping that server (scripts/engines/start.sh or \
+                 start-spark.sh sets it)"
+            ),
+        }
+    }
+    found
+}
+
+async fn open(var: &str, url: &str) -> SparkConnectDialect {
+    SparkConnectDialect::open_url(var.to_ascii_lowercase(), url)
+        .await
+        .unwrap_or_else(|e| panic!("{var}: {e}"))
+}
+
+fn checked(dialect: &dyn Dialect, sql: &str) -> ReadOnlySql {
+    check(sql, dialect.sql_dialect(), &Policy::default())
+        .unwrap_or_else(|e| panic!("{}: the guard refused {sql:?}: {e}", dialect.name()))
+}
+
+/// The error of a statement, whether `execute` or the stream's first item reports it.
+async fn error_of(
+    dialect: &SparkConnectDialect,
+    sql: &ReadOnlySql,
+    options: &ExecOptions,
+) -> nao_core::DialectError {
+    match dialect.execute(sql, options).await {
+        Ok(mut stream) => loop {
+            match stream.next().await {
+                Some(Ok(_)) => {}
+                Some(Err(error)) => break error,
+                None => panic!("{}: {} ran to its end", dialect.name(), sql.sql()),
+            }
+        },
+        Err(error) => error,
+    }
+}
+
+#[tokio::test]
+async fn the_demo_shop_is_listed_described_and_read_exactly() {
+    for (var, url) in servers() {
+        let dialect = open(var, &url).await;
+        assert_eq!(dialect.sql_dialect(), SqlDialect::Spark, "{var}");
+        let tables = dialect.list_tables(&TableFilter::default()).await.unwrap();
+        let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
+        for table in [
+            "customers",
+            "orders",
+            "order_items",
+            "payments",
+            "products",
+            "reviews",
+        ] {
+            assert!(names.contains(&table), "{var}: {table} in {names:?}");
+        }
+        let filtered = dialect
+            .list_tables(&TableFilter::default().with_pattern("order"))
+            .await
+            .unwrap();
+        let filtered: Vec<&str> = filtered.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(filtered, ["order_items", "orders"], "{var}");
+
+        let orders = dialect
+            .describe_table(&TableRef::parse("orders"))
+            .await
+            .unwrap();
+        eprintln!("{var}: {orders:?}");
+        let total = orders.columns.iter().find(|c| c.name == "total").unwrap();
+        assert_eq!(total.engine_type, "decimal(12,2)", "{var}");
+        let id = orders.columns.iter().find(|c| c.name == "id").unwrap();
+        assert!(!id.nullable, "{var}: the id is NOT NULL");
+        assert!(
+            orders.columns.iter().any(|c| c.comment.is_some()),
+            "{var}: the demo's column comments: {orders:?}"
+        );
+        let missing = dialect
+            .describe_table(&TableRef::parse("no_such_table_here"))
+            .await
+            .unwrap_err();
+        assert_eq!(missing.kind_code(), "unknown_object", "{var}: {missing}");
+
+        let sql = checked(
+            &dialect,
+            "SELECT id, total, ordered_at FROM orders WHERE id = 1",
+        );
+        let result = dialect.query(&sql, &ExecOptions::default()).await.unwrap();
+        assert_eq!(result.row_count, 1, "{var}");
+        let batch = &result.batches[0];
+        assert_eq!(
+            batch.schema().field(1).data_type(),
+            &DataType::Decimal128(12, 2)
+        );
+        assert_eq!(
+            batch.schema().field(2).data_type(),
+            &DataType::Timestamp(TimeUnit::Microsecond, None)
+        );
+        // The same row through DuckDB's demo (which wrote the Parquet files): exact cents and
+        // microseconds.
+        let expected = expected_first_order();
+        let total = batch.column(1).as_primitive::<Decimal128Type>().value(0);
+        let at = batch
+            .column(2)
+            .as_primitive::<TimestampMicrosecondType>()
+            .value(0);
+        assert_eq!((total, at), expected, "{var}");
+
+        let grouped = checked(
+            &dialect,
+            "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status",
+        );
+        let grouped = dialect
+            .query(&grouped, &ExecOptions::default())
+            .await
+            .unwrap();
+        assert!(grouped.row_count > 1, "{var}: {grouped:?}");
+        let empty = checked(&dialect, "SELECT id, total FROM orders WHERE id < 0");
+        let empty = dialect
+            .query(&empty, &ExecOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(empty.row_count, 0, "{var}");
+        assert_eq!(empty.schema.fields().len(), 2, "{var}: {:?}", empty.schema);
+    }
+}
+
+/// `total` (cents) and `ordered_at` (microseconds) of order 1 in the demo shop, from the demo
+/// generator itself.
+fn expected_first_order() -> (i128, i64) {
+    use nao_dialects::demo::{DemoScale, generate};
+    let tables = generate(DemoScale::Small).unwrap();
+    let orders = tables.iter().find(|t| t.name == "orders").unwrap();
+    let batch = &orders.batches[0];
+    let schema = batch.schema();
+    let id = schema.index_of("id").unwrap();
+    let total = schema.index_of("total").unwrap();
+    let at = schema.index_of("ordered_at").unwrap();
+    let ids = batch.column(id).as_primitive::<Int64Type>();
+    let row = (0..batch.num_rows()).find(|r| ids.value(*r) == 1).unwrap();
+    (
+        batch
+            .column(total)
+            .as_primitive::<Decimal128Type>()
+            .value(row),
+        batch
+            .column(at)
+            .as_primitive::<TimestampMicrosecondType>()
+            .value(row),
+    )
+}
+
+#[tokio::test]
+async fn the_row_cap_cuts_and_says_so() {
+    for (var, url) in servers() {
+        let dialect = open(var, &url).await;
+        let sql = checked(&dialect, "SELECT * FROM order_items");
+        let capped = dialect
+            .query(&sql, &ExecOptions::default().with_max_rows(10))
+            .await
+            .unwrap();
+        assert_eq!(capped.row_count, 10, "{var}");
+        assert!(
+            matches!(capped.truncation, Some(Truncation::RowCap { .. })),
+            "{var}: {:?}",
+            capped.truncation
+        );
+        // A capped stream of a query that would run for long: the cap interrupts it.
+        let slow = checked(&dialect, &bounded_stream_sql());
+        let capped = dialect
+            .query(&slow, &ExecOptions::default().with_max_rows(5))
+            .await
+            .unwrap();
+        assert_eq!(capped.row_count, 5, "{var}");
+        nothing_left_running(var, &dialect).await;
+    }
+}
+
+#[tokio::test]
+async fn errors_are_classified() {
+    for (var, url) in servers() {
+        let dialect = open(var, &url).await;
+        let options = ExecOptions::default();
+        for (sql, kind) in [
+            ("SELECT * FROM no_such_table_here", "unknown_object"),
+            ("SELECT no_such_column FROM orders", "unknown_object"),
+        ] {
+            let error = error_of(&dialect, &checked(&dialect, sql), &options).await;
+            eprintln!("{var}: {sql}: {error} ({:?})", error.code());
+            assert_eq!(error.kind_code(), kind, "{var}: {error}");
+        }
+        let unknown = error_of(
+            &dialect,
+            &checked(&dialect, "SELECT * FROM no_such_table_here"),
+            &options,
+        )
+        .await;
+        assert!(
+            unknown.to_string().contains("TABLE_OR_VIEW_NOT_FOUND"),
+            "{var}: {unknown}"
+        );
+        // The guard refuses what does not parse; the engine's parser says so in its own words
+        // (the statement reaches it unchecked here, as one the guard parses differently would).
+        let syntax =
+            ReadOnlySql::new_unchecked_allowing_writes("SELEC 1 FROM orders", SqlDialect::Spark);
+        let error = error_of(&dialect, &syntax, &options).await;
+        eprintln!("{var}: syntax: {error} ({:?})", error.code());
+        assert_eq!(error.kind_code(), "syntax", "{var}: {error}");
+    }
+}
+
+/// Rows streamed for seconds, one batch at a time, bounded (10^5 rows of a cross join that
+/// runs on): the cap or the stop must interrupt it. Bounded so a server that failed to stop it
+/// recovers by itself, and small so Sail's memory stays low.
+fn bounded_stream_sql() -> String {
+    "SELECT a.id AS a, b.id AS b FROM range(3000) a CROSS JOIN range(100000) b \
+     WHERE (a.id * b.id) % 7 = 3"
+        .to_owned()
+}
+
+/// A query that computes for seconds before its single row (about 18 s on Sail here).
+fn slow_sql() -> &'static str {
+    "SELECT sum((a.id * b.id) % 7) AS s FROM range(300000) a CROSS JOIN range(10000) b"
+}
+
+/// Whether the server still runs a job after a statement stopped: Sail lists its jobs in
+/// `system.execution.jobs` (the query asking is one of them); Apache Spark has no such view,
+/// so only Sail is checked.
+async fn nothing_left_running(var: &str, dialect: &SparkConnectDialect) {
+    let sql = checked(
+        dialect,
+        "SELECT count(*) AS running FROM system.execution.jobs WHERE status = 'RUNNING'",
+    );
+    let mut running = 0;
+    // The job is cancelled as the server handles the interrupt: poll a little while.
+    for _ in 0..50 {
+        let result = match dialect.query(&sql, &ExecOptions::default()).await {
+            Ok(result) => result,
+            Err(error) => {
+                eprintln!("{var}: the server shows no running queries ({error}); not checked");
+                return;
+            }
+        };
+        running = result.batches[0]
+            .column(0)
+            .as_primitive::<Int64Type>()
+            .value(0);
+        if running <= 1 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!(
+        "{var}: {} jobs still run after the statement stopped",
+        running - 1
+    );
+}
+
+#[tokio::test]
+async fn a_timeout_stops_a_slow_query_on_the_server() {
+    for (var, url) in servers() {
+        let dialect = open(var, &url).await;
+        let sql = checked(&dialect, slow_sql());
+        let options = ExecOptions::default().with_timeout(Duration::from_millis(500));
+        let error = error_of(&dialect, &sql, &options).await;
+        assert_eq!(error.kind_code(), "timeout", "{var}: {error}");
+        nothing_left_running(var, &dialect).await;
+    }
+}
+
+#[tokio::test]
+async fn cancelling_stops_a_slow_query_on_the_server() {
+    for (var, url) in servers() {
+        let dialect = open(var, &url).await;
+        let sql = checked(&dialect, slow_sql());
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let options = ExecOptions::default().with_cancel(cancel.clone());
+        let trigger = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            trigger.cancel();
+        });
+        let error = error_of(&dialect, &sql, &options).await;
+        assert_eq!(error.kind_code(), "cancelled", "{var}: {error}");
+        nothing_left_running(var, &dialect).await;
+    }
+}
+
+#[tokio::test]
+async fn a_dropped_stream_stops_its_query_on_the_server() {
+    for (var, url) in servers() {
+        let dialect = open(var, &url).await;
+        let sql = checked(&dialect, &bounded_stream_sql());
+        let mut stream = dialect
+            .execute(&sql, &ExecOptions::default())
+            .await
+            .unwrap();
+        let first = stream.next().await.unwrap().unwrap();
+        assert!(first.num_rows() > 0, "{var}");
+        drop(stream);
+        nothing_left_running(var, &dialect).await;
+    }
+}
+
+#[tokio::test]
+async fn sc_urls_open_through_open() {
+    for (var, url) in servers() {
+        let dialect = nao_dialects::open("shop", &url).await.unwrap();
+        let sql = checked(dialect.as_ref(), "SELECT count(*) AS n FROM customers");
+        let result = dialect.query(&sql, &ExecOptions::default()).await.unwrap();
+        assert_eq!(result.row_count, 1, "{var}");
+    }
+}
