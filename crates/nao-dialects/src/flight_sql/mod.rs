@@ -72,3 +72,10 @@ pub use config::{
     FlightSqlTls, FlightSqlUrlError,
 };
 pub use dialect::FlightSqlDialect;
+
+/// The arrow-flight client this adapter is built on, for hosts that also talk to the server
+/// directly (benchmarks, admin calls); its gRPC stack is [`grpc`].
+pub use ::arrow_flight as driver;
+
+/// The tonic gRPC crate [`driver`] runs on (channels, TLS settings, metadata).
+pub use ::tonic as grpc;
