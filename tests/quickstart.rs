@@ -85,19 +85,27 @@ async fn the_quickstart_corrects_its_sql_and_answers_with_real_numbers() {
     assert_eq!(conversation.query_ids.len(), 1);
 }
 
-/// The same scenario on the Flight SQL servers `scripts/engines/start.sh` starts with the demo
-/// shop (Sail, roapi): the same wrong column comes back as an unknown-object error and the fixed
-/// query's numbers are the same as on the embedded engine's small demo.
-#[cfg(feature = "flight-sql")]
+/// The same scenario on the servers `scripts/engines/start.sh` starts with the demo shop (Sail
+/// over Flight SQL and Spark Connect, roapi over Flight SQL): the same wrong column comes back
+/// as an unknown-object error and the fixed query's numbers are the same as on the embedded
+/// engine's small demo.
+#[cfg(any(feature = "flight-sql", feature = "spark-connect"))]
 #[tokio::test]
-async fn the_quickstart_runs_on_flight_sql_servers() {
+async fn the_quickstart_runs_on_the_distributed_engines() {
     let embedded = {
         let model = Arc::new(scripted_model());
         let agent = build_agent(model.clone(), DemoScale::Small).unwrap();
         agent.ask(&mut Conversation::new(), QUESTION).await;
         last_result_rows(&model.requests()[4])
     };
-    for var in ["NAO_TEST_FLIGHT_SQL_URL", "NAO_TEST_ROAPI_FLIGHT_SQL_URL"] {
+    let mut servers = Vec::new();
+    if cfg!(feature = "flight-sql") {
+        servers.extend(["NAO_TEST_FLIGHT_SQL_URL", "NAO_TEST_ROAPI_FLIGHT_SQL_URL"]);
+    }
+    if cfg!(feature = "spark-connect") {
+        servers.push("NAO_TEST_SPARK_CONNECT_URL");
+    }
+    for var in servers {
         let Some(url) = std::env::var(var).ok().filter(|u| !u.is_empty()) else {
             eprintln!("{var} is not set: skipping (scripts/engines/start.sh sets it)");
             continue;
