@@ -15,8 +15,9 @@
 //!   the connection's interrupt handle, again every [`REINTERRUPT`] until the worker ends: an
 //!   interrupt that lands between two steps of the worker would otherwise be lost; the worker
 //!   shuts the handle before it drops the connection, so no interrupt reaches a connection
-//!   being freed. The worker also checks between batches. DuckDB's "Interrupted" error then becomes `Cancelled`,
-//!   `Timeout` or the spill quota's `ResourceLimit`. The reader waits up to [`ABANDON_AFTER`]
+//!   being freed. The worker also checks between batches. DuckDB's "Interrupted" error then
+//!   becomes `Cancelled`, `Timeout` or the spill quota's `ResourceLimit`. The reader waits up
+//!   to [`ABANDON_AFTER`]
 //!   past a cancellation or the deadline for the worker's own word (the pump's grace); should
 //!   DuckDB not honour the interrupt by then, the reader gets `Cancelled` or `Timeout` anyway,
 //!   and the watcher keeps interrupting the detached worker while the runtime lives.
@@ -191,9 +192,13 @@ pub(super) async fn execute(
     std::thread::Builder::new()
         .name("nao-duckdb-statement".into())
         .spawn(move || {
-            // Whatever way the worker ends, the watcher stops with it.
-            let _done = done.drop_guard();
-            run(connection, &interrupter, &job, producer);
+            let mut producer = producer;
+            let last = {
+                // Whatever way the worker ends, the watcher stops with it.
+                let _done = done.drop_guard();
+                run(connection, &interrupter, &job, &mut producer)
+            };
+            tell(producer, last);
         })
         .map_err(|e| DialectError::Engine {
             database: database.to_string(),
@@ -230,18 +235,32 @@ async fn watch(
     }
 }
 
-/// The worker: prepare, start, then fetch batches until the end, a cap, a stop or a dropped
-/// stream; the connection is closed before the stream ends.
-fn run(connection: Connection, interrupter: &Interrupter, job: &Job, mut producer: Producer) {
-    let outcome = read(&connection, job, &mut producer);
-    interrupter.close();
-    drop(connection);
-    match outcome {
+/// How a statement's reading ended, for the stream's last word: complete (or cut at a cap),
+/// an error (its host paths scrubbed), or stopped by the pump (which tells the reader why).
+pub(super) type Last = Result<(), Option<DialectError>>;
+
+/// Tells the stream how the statement ended. Called once the statement's resources are let go
+/// (connection, watcher, permit), so that the stream's end means they are free.
+pub(super) fn tell(mut producer: Producer, last: Last) {
+    match last {
         Ok(()) => producer.finish(),
-        Err(Some(error)) => producer.blocking_fail(job.host_paths.scrub(error)),
-        // The pump stopped it, and tells the reader why.
+        Err(Some(error)) => producer.blocking_fail(error),
         Err(None) => {}
     }
+}
+
+/// The worker: prepare, start, then fetch batches until the end, a cap, a stop or a dropped
+/// stream; the connection is closed before it returns.
+fn run(
+    connection: Connection,
+    interrupter: &Interrupter,
+    job: &Job,
+    producer: &mut Producer,
+) -> Last {
+    let outcome = read(&connection, job, producer);
+    interrupter.close();
+    drop(connection);
+    outcome.map_err(|error| error.map(|e| job.host_paths.scrub(e)))
 }
 
 /// Reads the statement into `producer`; `Err(None)` when the pump stopped it.

@@ -24,6 +24,7 @@ use super::WORKER_ARG;
 use super::protocol::{self, Request, Tag};
 use super::serve::WorkerSettings;
 use crate::duckdb::host_paths::HostPaths;
+use crate::duckdb::stream;
 use crate::pump::{self, Flow, Producer, StopReason, StopSignal};
 
 /// Locks a mutex, serving on after a panic elsewhere (nothing here can be left half-updated).
@@ -192,9 +193,16 @@ impl Workers {
         std::thread::Builder::new()
             .name("nao-duckdb-worker-io".into())
             .spawn(move || {
-                let _done = done.drop_guard();
-                let _permit = permit;
-                reader.run(worker, &request, &stop, producer);
+                let mut producer = producer;
+                let last = {
+                    let _done = done.drop_guard();
+                    let _permit = permit;
+                    reader.run(worker, &request, &stop, &mut producer)
+                };
+                // Let go of the adapter before the stream ends: a caller that then drops it
+                // ends every idle worker at once.
+                drop(reader);
+                stream::tell(producer, last);
             })
             .map_err(|e| {
                 inner.failure(format!("could not start a thread for the statement: {e}"))
@@ -245,12 +253,18 @@ impl Inner {
     /// The reader thread: waits for a new worker to be ready, sends the request, forwards the
     /// schema and batches, and returns the worker to the idle list when it ends cleanly (before
     /// the stream ends, so the next statement finds it there).
-    fn run(&self, mut worker: Worker, request: &Request, stop: &Stop, mut producer: Producer) {
-        let outcome = self.converse(&mut worker, request, &mut producer);
+    fn run(
+        &self,
+        mut worker: Worker,
+        request: &Request,
+        stop: &Stop,
+        producer: &mut Producer,
+    ) -> stream::Last {
+        let outcome = self.converse(&mut worker, request, producer);
         let error = match outcome {
             Ok(Ending::Done) => {
                 self.keep(worker, stop);
-                return producer.finish();
+                return Ok(());
             }
             // A worker that could not open the database has ended; one that ran out of memory
             // may keep some of it cached: the next statement gets a fresh one.
@@ -264,7 +278,10 @@ impl Inner {
             }
             // The pump stopped the statement (it tells the reader why) or nobody reads: the
             // worker may still be sending; end it.
-            Ok(Ending::Stopped) => return worker.end(),
+            Ok(Ending::Stopped) => {
+                worker.end();
+                return Err(None);
+            }
             Err(io_error) => {
                 // Whether the worker ended on its own, before this side ends it.
                 let status = lock(&worker.child).try_wait().ok().flatten();
@@ -278,7 +295,7 @@ impl Inner {
                 }
             }
         };
-        producer.blocking_fail(self.host_paths.scrub(error));
+        Err(Some(self.host_paths.scrub(error)))
     }
 
     /// The frames of one statement.
