@@ -113,7 +113,8 @@ async fn interrupted(signal: StopSignal, grace: Duration) -> StopReason {
         tracing::warn!(
             database = signal.database(),
             %reason,
-            "the statement's producer did not stop within {grace:?}; the reader stops waiting for it"
+            "the statement's producer did not stop within {grace:?}; the reader stops \
+             waiting for it"
         );
     }
     reason

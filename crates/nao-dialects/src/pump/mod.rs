@@ -52,9 +52,9 @@
 //! ```
 //!
 //! # The two halves
-//! [`channel`] makes a [`Producer`] and a [`Consumer`] for one statement from the caller's
-//! [`ExecOptions`](nao_core::ExecOptions); between them is a channel holding one message, so
-//! a slow reader pauses the producer (and, through it, the engine).
+//! [`channel`](fn@channel) makes a [`Producer`] and a [`Consumer`] for one statement from the
+//! caller's [`ExecOptions`](nao_core::ExecOptions); between them is a channel holding one
+//! message, so a slow reader pauses the producer (and, through it, the engine).
 //!
 //! - The **producer** goes to the adapter's worker. It announces the schema
 //!   ([`schema`](Producer::schema); an empty result keeps its columns), hands batches over
@@ -133,7 +133,8 @@
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! let schema = Arc::new(Schema::new(vec![Field::new("v", DataType::Int32, true)]));
-//! let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(Int32Array::from(vec![1, 2, 3]))])?;
+//! let values = Int32Array::from(vec![1, 2, 3]);
+//! let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(values)])?;
 //! // Stands for the server's stream of batches.
 //! let mut network = futures_util::stream::iter(vec![Ok(batch.clone()), Ok(batch)]).boxed();
 //!

@@ -15,7 +15,7 @@ use nao_core::DialectError;
 pub enum StopReason {
     /// The caller's cancellation token fired.
     Cancelled,
-    /// The time limit (this long, counted from [`channel`](super::channel)) passed.
+    /// The time limit (this long, counted from [`channel`](fn@super::channel)) passed.
     Timeout(Duration),
 }
 

@@ -129,7 +129,7 @@ impl Shared {
 /// from [`Producer::signal`](super::Producer::signal).
 ///
 /// The statement must stop when the caller's cancellation token fires, when its time limit
-/// (counted from [`channel`](super::channel)) passes, or when the reader drops the stream.
+/// (counted from [`channel`](fn@super::channel)) passes, or when the reader drops the stream.
 /// The first [`StopReason`] anyone sees is recorded, so the producer's error and the reader's
 /// agree.
 #[derive(Debug, Clone)]
@@ -185,7 +185,7 @@ impl StopSignal {
         self.shared.deadline
     }
 
-    /// The database's name, as given to [`channel`](super::channel).
+    /// The database's name, as given to [`channel`](fn@super::channel).
     pub fn database(&self) -> &str {
         &self.shared.database
     }

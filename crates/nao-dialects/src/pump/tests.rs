@@ -304,10 +304,10 @@ async fn a_producer_dropped_without_finishing_ends_the_stream_with_an_error() {
     assert_eq!(producer.batch(numbers(0, 1)).await, Ok(Flow::Continue));
     drop(producer);
     let error = reader.await.unwrap().unwrap_err();
-    assert!(
-        matches!(error, DialectError::Engine { ref message, .. } if message.contains("stopped before the end")),
-        "{error:?}"
-    );
+    let DialectError::Engine { ref message, .. } = error else {
+        panic!("expected an engine error, got {error:?}");
+    };
+    assert!(message.contains("stopped before the end"), "{message}");
     // Before a schema, too.
     let (producer, consumer) = channel("db", &ExecOptions::default());
     producer.finish();
@@ -423,9 +423,10 @@ async fn room_waits_until_the_reader_has_taken_the_last_batch() {
 #[test]
 fn stop_reasons_are_errors_the_model_can_read() {
     let timeout = StopReason::Timeout(Duration::from_secs(3)).error("shop");
-    assert!(
-        matches!(timeout, DialectError::Timeout { ref database, limit } if database == "shop" && limit == Duration::from_secs(3))
-    );
+    let DialectError::Timeout { database, limit } = timeout else {
+        panic!("expected a timeout, got {timeout:?}");
+    };
+    assert_eq!((database.as_str(), limit), ("shop", Duration::from_secs(3)));
     assert_eq!(StopReason::Cancelled.error("shop").kind_code(), "cancelled");
     assert_eq!(
         Stopped::from(StopReason::Cancelled).reason(),

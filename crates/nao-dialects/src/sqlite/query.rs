@@ -1,5 +1,5 @@
-//! One statement on a blocking thread, its rows handed to the [pump](crate::pump) as Arrow
-//! batches, with the row cap, deadline, cancellation and a dropped stream all stopping it.
+//! One statement on a blocking thread, its rows handed to the [statement pump](crate::pump) as
+//! Arrow batches, with the row cap, deadline, cancellation and a dropped stream all stopping it.
 
 use std::sync::Arc;
 
