@@ -5,10 +5,19 @@
 //!
 //! Without the variables the tests say so and pass; with them set, an unreachable server fails
 //! them.
+//!
+//! The tests take turns ([`TURN`]): Sail 0.7.2 wedges a Spark Connect session when one of its
+//! operations is interrupted while another runs in it (every later operation of the session
+//! hangs, pyspark's too; measured: the seven tests pass one at a time and hang in parallel,
+//! while the tests that interrupt nothing pass in parallel). Until that is understood, a host
+//! running statements side by side on one Sail session can meet the same hang.
 #![cfg(feature = "spark-connect")]
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
 use std::time::Duration;
+
+/// One test at a time on the servers (see the module docs).
+static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Decimal128Type, Int64Type, TimestampMicrosecondType};
@@ -68,6 +77,7 @@ async fn error_of(
 
 #[tokio::test]
 async fn the_demo_shop_is_listed_described_and_read_exactly() {
+    let _turn = TURN.lock().await;
     for (var, url) in servers() {
         let dialect = open(var, &url).await;
         assert_eq!(dialect.sql_dialect(), SqlDialect::Spark, "{var}");
@@ -180,6 +190,7 @@ fn expected_first_order() -> (i128, i64) {
 
 #[tokio::test]
 async fn the_row_cap_cuts_and_says_so() {
+    let _turn = TURN.lock().await;
     for (var, url) in servers() {
         let dialect = open(var, &url).await;
         let sql = checked(&dialect, "SELECT * FROM order_items");
@@ -206,6 +217,7 @@ async fn the_row_cap_cuts_and_says_so() {
 
 #[tokio::test]
 async fn errors_are_classified() {
+    let _turn = TURN.lock().await;
     for (var, url) in servers() {
         let dialect = open(var, &url).await;
         let options = ExecOptions::default();
@@ -286,6 +298,7 @@ async fn nothing_left_running(var: &str, dialect: &SparkConnectDialect) {
 
 #[tokio::test]
 async fn a_timeout_stops_a_slow_query_on_the_server() {
+    let _turn = TURN.lock().await;
     for (var, url) in servers() {
         let dialect = open(var, &url).await;
         let sql = checked(&dialect, slow_sql());
@@ -298,6 +311,7 @@ async fn a_timeout_stops_a_slow_query_on_the_server() {
 
 #[tokio::test]
 async fn cancelling_stops_a_slow_query_on_the_server() {
+    let _turn = TURN.lock().await;
     for (var, url) in servers() {
         let dialect = open(var, &url).await;
         let sql = checked(&dialect, slow_sql());
@@ -316,6 +330,7 @@ async fn cancelling_stops_a_slow_query_on_the_server() {
 
 #[tokio::test]
 async fn a_dropped_stream_stops_its_query_on_the_server() {
+    let _turn = TURN.lock().await;
     for (var, url) in servers() {
         let dialect = open(var, &url).await;
         let sql = checked(&dialect, &bounded_stream_sql());
@@ -332,6 +347,7 @@ async fn a_dropped_stream_stops_its_query_on_the_server() {
 
 #[tokio::test]
 async fn sc_urls_open_through_open() {
+    let _turn = TURN.lock().await;
     for (var, url) in servers() {
         let dialect = nao_dialects::open("shop", &url).await.unwrap();
         let sql = checked(dialect.as_ref(), "SELECT count(*) AS n FROM customers");
