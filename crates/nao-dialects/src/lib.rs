@@ -69,6 +69,8 @@ pub mod duckdb;
 mod engine_limits;
 #[cfg(feature = "flight-sql")]
 pub mod flight_sql;
+#[cfg(any(feature = "flight-sql", feature = "spark-connect"))]
+mod grpc_errors;
 #[cfg(feature = "mysql")]
 pub mod mysql;
 #[cfg(any(feature = "postgres", feature = "mysql"))]

@@ -15,6 +15,7 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 
 use super::config::{FlightSqlAuth, FlightSqlConfig};
 use super::errors;
+use crate::grpc_errors::with_causes;
 
 /// Keep-alive pings on idle connections, so a server or proxy that drops silent connections
 /// is noticed before a statement is sent on one.
@@ -291,21 +292,6 @@ fn timed_out(database: &str, limit: Duration) -> DialectError {
         message: format!("the server did not answer within {limit:?}"),
         source: None,
     }
-}
-
-/// `error` and its causes (tonic's transport error alone says only "transport error").
-fn with_causes(error: &dyn std::error::Error) -> String {
-    let mut message = error.to_string();
-    let mut cause = error.source();
-    while let Some(current) = cause {
-        let text = current.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        cause = current.source();
-    }
-    message
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ use arrow_flight::error::FlightError;
 use nao_core::DialectError;
 use tonic::{Code, Status};
 
+use crate::grpc_errors::{self, status_message};
+
 /// Phrases with which engines say a name does not resolve (Spark/Sail, DataFusion, DuckDB,
 /// PostgreSQL-like servers), compared in lower case.
 const UNKNOWN_OBJECT_PHRASES: [&str; 10] = [
@@ -36,11 +38,6 @@ pub(super) fn from_status(database: &str, status: &Status) -> DialectError {
     let lower = message.to_lowercase();
     let says = |phrases: &[&str]| phrases.iter().any(|p| lower.contains(p));
     match status.code() {
-        Code::NotFound => DialectError::UnknownObject {
-            database,
-            message,
-            code,
-        },
         Code::InvalidArgument | Code::Internal | Code::Unknown | Code::FailedPrecondition
             if says(&UNKNOWN_OBJECT_PHRASES) && !says(&SYNTAX_PHRASES) =>
         {
@@ -60,37 +57,7 @@ pub(super) fn from_status(database: &str, status: &Status) -> DialectError {
             message,
             code,
         },
-        Code::PermissionDenied => DialectError::Permission {
-            database,
-            message,
-            code,
-        },
-        Code::Unauthenticated => DialectError::Connection {
-            database,
-            message: format!("the server refused the credentials: {message}"),
-            source: None,
-        },
-        Code::Unavailable => DialectError::Connection {
-            database,
-            message,
-            source: None,
-        },
-        Code::ResourceExhausted => DialectError::ResourceLimit {
-            database,
-            limit: "server's resource limit".to_owned(),
-            message,
-            code,
-        },
-        Code::Unimplemented => DialectError::Unsupported {
-            database,
-            what: format!("the server does not implement this Flight SQL call: {message}"),
-        },
-        _ => DialectError::Engine {
-            database,
-            message,
-            code,
-            source: None,
-        },
+        other => grpc_errors::by_code(database, other, message, code, "Flight SQL"),
     }
 }
 
@@ -105,25 +72,6 @@ pub(super) fn from_flight(database: &str, error: FlightError) -> DialectError {
             source: Some(Box::new(other)),
         },
     }
-}
-
-/// The status's message, or its code's description when the server sent none. Transport
-/// errors (a refused connection) carry their cause as the status's source.
-fn status_message(status: &Status) -> String {
-    let mut message = status.message().trim().trim_end_matches('.').to_owned();
-    if message.is_empty() {
-        message = status.code().description().to_owned();
-    }
-    let mut cause = std::error::Error::source(status);
-    while let Some(current) = cause {
-        let text = current.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        cause = current.source();
-    }
-    message
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use super::proto::{
     ReleaseExecuteRequest, ReleaseExecuteResponse, RequestOption, UserContext, interrupt_request,
     plan, release_execute_request, request_option,
 };
+use crate::grpc_errors::with_causes;
 
 /// Keep-alive pings on idle connections, so a server or proxy that drops silent connections
 /// is noticed before a statement is sent on one.
@@ -262,21 +263,6 @@ pub(super) fn new_uuid() -> String {
         &hex[16..20],
         &hex[20..]
     )
-}
-
-/// `error` and its causes (tonic's transport error alone says only "transport error").
-fn with_causes(error: &dyn std::error::Error) -> String {
-    let mut message = error.to_string();
-    let mut cause = error.source();
-    while let Some(current) = cause {
-        let text = current.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        cause = current.source();
-    }
-    message
 }
 
 #[cfg(test)]

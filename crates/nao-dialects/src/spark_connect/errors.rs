@@ -15,6 +15,8 @@ use nao_core::DialectError;
 use prost::Message;
 use tonic::{Code, Status};
 
+use crate::grpc_errors::{self, status_message};
+
 use super::proto::{ERROR_INFO_TYPE, ErrorInfo, RpcStatus};
 
 /// Phrases with which Spark and Sail say a name does not resolve, compared in lower case.
@@ -99,42 +101,7 @@ pub(super) fn from_status(database: &str, status: &Status) -> DialectError {
                 },
             }
         }
-        Code::NotFound => DialectError::UnknownObject {
-            database,
-            message,
-            code,
-        },
-        Code::PermissionDenied => DialectError::Permission {
-            database,
-            message,
-            code,
-        },
-        Code::Unauthenticated => DialectError::Connection {
-            database,
-            message: format!("the server refused the credentials: {message}"),
-            source: None,
-        },
-        Code::Unavailable => DialectError::Connection {
-            database,
-            message,
-            source: None,
-        },
-        Code::ResourceExhausted => DialectError::ResourceLimit {
-            database,
-            limit: "server's resource limit".to_owned(),
-            message,
-            code,
-        },
-        Code::Unimplemented => DialectError::Unsupported {
-            database,
-            what: format!("the server does not implement this Spark Connect call: {message}"),
-        },
-        _ => DialectError::Engine {
-            database,
-            message,
-            code,
-            source: None,
-        },
+        other => grpc_errors::by_code(database, other, message, code, "Spark Connect"),
     }
 }
 
@@ -221,25 +188,6 @@ fn bracketed_error_class(message: &str) -> Option<String> {
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || matches!(c, '_' | '.'))
         && class.starts_with(|c: char| c.is_ascii_uppercase());
     plausible.then(|| class.to_owned())
-}
-
-/// The status's message, or its code's description when the server sent none. Transport
-/// errors (a refused connection) carry their cause as the status's source.
-fn status_message(status: &Status) -> String {
-    let mut message = status.message().trim().trim_end_matches('.').to_owned();
-    if message.is_empty() {
-        message = status.code().description().to_owned();
-    }
-    let mut cause = std::error::Error::source(status);
-    while let Some(current) = cause {
-        let text = current.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        cause = current.source();
-    }
-    message
 }
 
 #[cfg(test)]
