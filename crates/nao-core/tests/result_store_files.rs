@@ -6,28 +6,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod stored;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use arrow_array::{Int64Array, RecordBatch};
-use arrow_schema::{DataType, Field, Schema};
 use nao_core::scratch::ScratchDir;
-use nao_core::{QueryId, QueryResult, ResultStore};
-
-fn result(rows: i64) -> QueryResult {
-    let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int64, false)]));
-    let batch = RecordBatch::try_new(
-        schema.clone(),
-        vec![Arc::new(Int64Array::from_iter_values(0..rows))],
-    )
-    .unwrap();
-    let mut result = QueryResult::new(QueryId::random(), "db", "SELECT n FROM t", schema);
-    result.row_count = rows as u64;
-    result.batches = vec![batch];
-    result
-}
+use nao_core::{QueryId, ResultStore};
+use stored::result;
 
 /// A budget that holds one result of `rows` rows and not two.
 fn budget_for_one(rows: i64) -> usize {

@@ -3,27 +3,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod stored;
+
 use std::sync::Arc;
 
-use arrow_array::{Int64Array, RecordBatch};
-use arrow_schema::{DataType, Field, Schema};
-use nao_core::{Databases, QueryId, QueryResult, ResultStore, ToolCall, ToolContext, tools};
+use nao_core::{Databases, QueryId, ResultStore, ToolCall, ToolContext, tools};
 use nao_dialects::demo::DemoScale;
 use nao_dialects::sqlite::SqliteDialect;
 use serde_json::json;
-
-fn result(rows: i64) -> QueryResult {
-    let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int64, false)]));
-    let batch = RecordBatch::try_new(
-        schema.clone(),
-        vec![Arc::new(Int64Array::from_iter_values(0..rows))],
-    )
-    .unwrap();
-    let mut result = QueryResult::new(QueryId::random(), "db", "SELECT n FROM t", schema);
-    result.row_count = rows as u64;
-    result.batches = vec![batch];
-    result
-}
+use stored::result;
 
 /// The memory of one `result(1_000)`.
 fn unit() -> usize {
