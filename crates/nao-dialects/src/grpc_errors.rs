@@ -10,7 +10,12 @@ use tonic::{Code, Status};
 /// "transport error").
 pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
     let mut message = error.to_string();
-    let mut cause = error.source();
+    push_causes(&mut message, error.source());
+    message
+}
+
+/// Appends `: <cause>` for `cause` and each of its own causes that `message` does not say yet.
+fn push_causes(message: &mut String, mut cause: Option<&(dyn std::error::Error + 'static)>) {
     while let Some(current) = cause {
         let text = current.to_string();
         if !message.contains(&text) {
@@ -19,7 +24,6 @@ pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
         }
         cause = current.source();
     }
-    message
 }
 
 /// The status's message without a closing full stop (the error kinds add their own
@@ -30,15 +34,7 @@ pub(crate) fn status_message(status: &Status) -> String {
     if message.is_empty() {
         message = status.code().description().to_owned();
     }
-    let mut cause = std::error::Error::source(status);
-    while let Some(current) = cause {
-        let text = current.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        cause = current.source();
-    }
+    push_causes(&mut message, std::error::Error::source(status));
     message
 }
 
