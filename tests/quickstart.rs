@@ -14,6 +14,21 @@ use nao::core::{Message, ToolCall};
 use nao::dialects::demo::DemoScale;
 use quickstart::{FIXED_SQL, QUESTION, WRONG_SQL, build_agent, last_result_rows, scripted_model};
 
+/// The error kinds of the tool calls that failed, in order.
+fn failed_kinds(events: &[AgentEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished {
+                is_error: true,
+                error_kind,
+                ..
+            } => error_kind.clone(),
+            _ => None,
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn the_quickstart_corrects_its_sql_and_answers_with_real_numbers() {
     let model = Arc::new(scripted_model());
@@ -27,18 +42,7 @@ async fn the_quickstart_corrects_its_sql_and_answers_with_real_numbers() {
     assert_eq!(requests.len(), 5);
 
     // The wrong column is reported by the database and shown to the model.
-    let failed: Vec<_> = outcome
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::ToolFinished {
-                is_error: true,
-                error_kind,
-                ..
-            } => error_kind.clone(),
-            _ => None,
-        })
-        .collect();
+    let failed = failed_kinds(&outcome.events);
     assert_eq!(failed.len(), 1);
     assert!(failed[0].starts_with("database_"), "{failed:?}");
     let error = requests[3]
@@ -120,18 +124,7 @@ async fn the_quickstart_runs_on_the_distributed_engines() {
             "{var}: {:#?}",
             outcome.events
         );
-        let failed: Vec<_> = outcome
-            .events
-            .iter()
-            .filter_map(|e| match e {
-                AgentEvent::ToolFinished {
-                    is_error: true,
-                    error_kind,
-                    ..
-                } => error_kind.clone(),
-                _ => None,
-            })
-            .collect();
+        let failed = failed_kinds(&outcome.events);
         assert_eq!(failed, ["database_unknown_object"], "{var}");
         let rows = last_result_rows(&model.requests()[4]);
         assert_eq!(
