@@ -15,7 +15,7 @@ use futures_util::StreamExt;
 use nao_core::guard::{Policy, ReadOnlySql, SqlDialect, check};
 use nao_core::render::Truncation;
 use nao_core::{Dialect, DialectError, DialectExt, ExecOptions, TableFilter, TableRef};
-use nao_dialects::conformance::{self, FIXTURE_STATEMENTS};
+use nao_dialects::conformance::{self, FIXTURE_STATEMENTS, Profile};
 use nao_dialects::duckdb::DuckDbDialect;
 use support::temp_dir::TestDir;
 
@@ -79,9 +79,10 @@ async fn conformance_on_a_sealed_in_memory_database() {
 async fn conformance_holds_on_a_single_threaded_runtime() {
     // The blocking pool, not the runtime's one thread, runs DuckDB: timeouts still fire.
     let db = sealed_fixture("duck_single");
-    conformance::timeout_stops_a_slow_query(&db).await;
-    conformance::cancellation_stops_a_slow_query(&db).await;
-    conformance::dropping_the_stream_stops_the_query(&db).await;
+    let portable = Profile::portable();
+    conformance::timeout_stops_a_slow_query(&db, &portable).await;
+    conformance::cancellation_stops_a_slow_query(&db, &portable).await;
+    conformance::dropping_the_stream_stops_the_query(&db, &portable).await;
 }
 
 /// Statements the engine itself must refuse, whatever the guard said.

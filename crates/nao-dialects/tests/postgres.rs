@@ -23,7 +23,7 @@ use nao_core::guard::{Policy, ReadOnlySql, SqlDialect, check};
 use nao_core::render::Truncation;
 use nao_core::{Dialect, DialectError, DialectExt, ExecOptions, TableFilter, TableKind, TableRef};
 use nao_dialects::OpenOptions;
-use nao_dialects::conformance::{self, FIXTURE_STATEMENTS};
+use nao_dialects::conformance::{self, FIXTURE_STATEMENTS, Profile};
 use nao_dialects::postgres::driver::Config;
 use nao_dialects::postgres::{PostgresDialect, TlsMode, TlsSettings};
 use support::postgres::{READER, Sandbox, server_url};
@@ -115,9 +115,10 @@ async fn conformance_holds_on_a_single_threaded_runtime() {
     let sandbox = Sandbox::new(&url, "single", READER).await;
     sandbox.fixture().await;
     let db = sandbox.adapter().await;
-    conformance::timeout_stops_a_slow_query(&db).await;
-    conformance::cancellation_stops_a_slow_query(&db).await;
-    conformance::dropping_the_stream_stops_the_query(&db).await;
+    let portable = Profile::portable();
+    conformance::timeout_stops_a_slow_query(&db, &portable).await;
+    conformance::cancellation_stops_a_slow_query(&db, &portable).await;
+    conformance::dropping_the_stream_stops_the_query(&db, &portable).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

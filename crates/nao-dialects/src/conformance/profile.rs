@@ -1,0 +1,154 @@
+//! What the checks need to know about an engine: how to ask it for many rows and for a slow
+//! query in its own SQL, and which duties it cannot fulfil itself.
+
+/// How the conformance checks talk to one engine, and what it can do.
+///
+/// [`Profile::portable`] (the default) asks with recursive CTEs and expects the engine to refuse
+/// writes itself and to report `NOT NULL`, as SQLite, DuckDB, PostgreSQL and MySQL do. Engines
+/// without recursive CTEs but with a `range(n)` table function (Spark, Sail, DataFusion) start
+/// from [`Profile::range_function`]; an engine that lacks a duty declares it, and the checks
+/// then verify the fallback instead (for writes: the guard refuses them, so none is sent).
+///
+/// ```
+/// use nao_dialects::conformance::Profile;
+///
+/// // Sail over Flight SQL: Spark's range(n) yields a column `id`; nothing in the engine
+/// // refuses writes, so the guard must.
+/// let sail = Profile::range_function("id").without_engine_write_refusal();
+/// assert!(sail.series_sql(3).contains("range(3)"));
+/// assert!(!sail.engine_refuses_writes());
+/// ```
+#[derive(Debug, Clone)]
+pub struct Profile {
+    source: RowSource,
+    slow_sql: String,
+    engine_refuses_writes: bool,
+    reports_not_null: bool,
+}
+
+/// Where the checks' generated rows come from.
+#[derive(Debug, Clone)]
+enum RowSource {
+    RecursiveCte,
+    RangeFunction(String),
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        Profile::portable()
+    }
+}
+
+impl Profile {
+    /// Portable SQL (recursive CTEs), an engine that refuses writes on a read-only connection
+    /// and reports `NOT NULL` columns.
+    pub fn portable() -> Self {
+        Profile {
+            source: RowSource::RecursiveCte,
+            slow_sql: super::slow_sql(),
+            engine_refuses_writes: true,
+            reports_not_null: true,
+        }
+    }
+
+    /// An engine whose `range(n)` table function yields `0..n` in the column `column` (`id` on
+    /// Spark and Sail, `value` on DataFusion). The slow query sums three billion products of a
+    /// cross join: seconds of work on two cores, and bounded, so a server that failed to stop
+    /// it recovers by itself.
+    pub fn range_function(column: &str) -> Self {
+        let c = column;
+        Profile {
+            source: RowSource::RangeFunction(column.to_owned()),
+            slow_sql: format!(
+                "SELECT sum((a.{c} * b.{c}) % 7) AS s FROM range(300000) a CROSS JOIN range(10000) b"
+            ),
+            engine_refuses_writes: true,
+            reports_not_null: true,
+        }
+    }
+
+    /// Replaces the slow query (one that runs for seconds before its first row).
+    #[must_use]
+    pub fn with_slow_sql(mut self, sql: impl Into<String>) -> Self {
+        self.slow_sql = sql.into();
+        self
+    }
+
+    /// Declares that nothing in the engine refuses writes (no read-only session or
+    /// connection): the write check then verifies that the guard refuses each write, and sends
+    /// none of them.
+    #[must_use]
+    pub fn without_engine_write_refusal(mut self) -> Self {
+        self.engine_refuses_writes = false;
+        self
+    }
+
+    /// Declares that the engine reports every column as nullable (a table over files without
+    /// declared constraints): the description check then does not expect `NOT NULL`.
+    #[must_use]
+    pub fn without_not_null(mut self) -> Self {
+        self.reports_not_null = false;
+        self
+    }
+
+    /// A query yielding `n` rows, one column `n` holding `1..=n`.
+    pub fn series_sql(&self, n: u64) -> String {
+        match &self.source {
+            RowSource::RecursiveCte => super::series_sql(n),
+            RowSource::RangeFunction(c) => format!("SELECT {c} + 1 AS n FROM range({n})"),
+        }
+    }
+
+    /// A query yielding a million rows that the engine can stream.
+    pub fn million_rows_sql(&self) -> String {
+        match &self.source {
+            RowSource::RecursiveCte => super::million_rows_sql(),
+            RowSource::RangeFunction(c) => format!("SELECT {c} AS n FROM range(1000000)"),
+        }
+    }
+
+    /// A query that runs for seconds before its first row.
+    pub fn slow_sql(&self) -> &str {
+        &self.slow_sql
+    }
+
+    /// Whether the engine itself refuses writes.
+    pub fn engine_refuses_writes(&self) -> bool {
+        self.engine_refuses_writes
+    }
+
+    /// Whether the engine reports `NOT NULL` columns as such.
+    pub fn reports_not_null(&self) -> bool {
+        self.reports_not_null
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn portable_sql_is_the_suites_own() {
+        let portable = Profile::default();
+        assert_eq!(portable.series_sql(7), crate::conformance::series_sql(7));
+        assert_eq!(portable.slow_sql(), crate::conformance::slow_sql());
+        assert!(portable.engine_refuses_writes() && portable.reports_not_null());
+    }
+
+    #[test]
+    fn range_engines_count_from_one() {
+        let datafusion = Profile::range_function("value")
+            .with_slow_sql("SELECT 1")
+            .without_not_null();
+        assert_eq!(
+            datafusion.series_sql(5),
+            "SELECT value + 1 AS n FROM range(5)"
+        );
+        assert_eq!(
+            datafusion.million_rows_sql(),
+            "SELECT value AS n FROM range(1000000)"
+        );
+        assert_eq!(datafusion.slow_sql(), "SELECT 1");
+        assert!(!datafusion.reports_not_null());
+    }
+}
