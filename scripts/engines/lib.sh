@@ -72,8 +72,12 @@ log_tail() {
 # (with the log's tail) if the server exits first or SECONDS pass.
 wait_port() {
   local name=$1 port=$2 seconds=$3 waited=0
+  local pid
+  read -r pid _ <"$state/$name.pid"
   while ! (: </dev/tcp/127.0.0.1/"$port") 2>/dev/null; do
-    if ! pid_alive "$name"; then
+    # The pid alone, not pid_alive: until launch's subshell has exec'd the server, its
+    # command line is this script's, without the server's marker (a race that failed starts).
+    if ! kill -0 "$pid" 2>/dev/null; then
       say "$name exited before listening on 127.0.0.1:$port"
       log_tail "$name"
       return 1

@@ -1,8 +1,9 @@
-"""Registers the demo tables in Sail or Spark: runs each statement of create_tables.sql (written
-by the demo_parquet example: CREATE TABLE ... USING parquet LOCATION '<file>') on a server.
+"""Registers tables in Sail or Spark: runs each statement of the DDL files (create_tables.sql for
+the demo shop and conformance.sql for the conformance fixture, written by the demo_parquet
+example: CREATE TABLE ... USING parquet LOCATION '<file>') on a server.
 
-    register_tables.py DDL_FILE --flight-sql grpc://127.0.0.1:P
-    register_tables.py DDL_FILE --spark-connect 'sc://127.0.0.1:P/;session_id=UUID'
+    register_tables.py DDL_FILE... --flight-sql grpc://127.0.0.1:P
+    register_tables.py DDL_FILE... --spark-connect 'sc://127.0.0.1:P/;session_id=UUID'
 
 Sail keeps tables per session: over Flight SQL every client shares one session, so registering
 once serves them all; over Spark Connect only the session named in the URL sees the tables.
@@ -42,12 +43,12 @@ def register_spark_connect(url, sqls):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("ddl")
+    parser.add_argument("ddl", nargs="+")
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--flight-sql", metavar="GRPC_URI")
     target.add_argument("--spark-connect", metavar="SC_URL")
     args = parser.parse_args()
-    sqls = statements(args.ddl)
+    sqls = [sql for path in args.ddl for sql in statements(path)]
     if args.flight_sql:
         register_flight_sql(args.flight_sql, sqls)
     else:

@@ -72,7 +72,7 @@ launch spark "$state/spark" "org.apache.spark.sql.connect.service.SparkConnectSe
 wait_port spark "$port" 180
 
 url="sc://127.0.0.1:$port"
-"$python" "$here/register_tables.py" "$demo/create_tables.sql" --spark-connect "$url"
+"$python" "$here/register_tables.py" "$demo/create_tables.sql" "$demo/conformance.sql" --spark-connect "$url"
 "$python" "$here/check.py" "$demo" --spark-connect "$url"
 say "Apache Spark started in $((SECONDS - started))s"
 echo "export NAO_TEST_APACHE_SPARK_CONNECT_URL=$url"

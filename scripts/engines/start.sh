@@ -14,6 +14,9 @@
 #   NAO_TEST_ROAPI_FLIGHT_SQL_URL  flightsql://127.0.0.1:P   roapi, Arrow Flight SQL
 #   NAO_TEST_DEMO_PARQUET_DIR      the Parquet files and create_tables.sql they serve
 #
+# Each server also serves the adapter conformance suite's fixture table, nao_conformance
+# (conformance.sql beside create_tables.sql).
+#
 # With NAO_ENGINES_SPARK=1 it also runs start-spark.sh (Apache Spark on the JVM).
 # Settings: NAO_ENGINES_FLIGHT_SQL_PORT, NAO_ENGINES_SPARK_CONNECT_PORT, NAO_ENGINES_ROAPI_PORT
 # (default: free ports), NAO_ENGINES_DEMO_DIR (Parquet files already written; default: written
@@ -53,7 +56,8 @@ if [ -z "${NAO_ENGINES_DEMO_DIR:-}" ]; then
   "$here/demo-data.sh" "$demo" >&2
 fi
 demo=$(cd "$demo" && pwd)
-for table in customers products orders order_items payments reviews; do
+tables="customers products orders order_items payments reviews nao_conformance"
+for table in $tables; do
   test -f "$demo/$table.parquet" || { say "no $demo/$table.parquet"; false; }
 done
 
@@ -87,7 +91,7 @@ launch sail-spark-connect "$state/sail-spark-connect" "$sail spark server" \
   printf 'addr:\n  flight_sql: 127.0.0.1:%s\n  http: 127.0.0.1:%s\n  postgres: 127.0.0.1:%s\n' \
     "$roapi_port" "$free4" "$free5"
   printf 'datafusion:\n  catalog.information_schema: "true"\ntables:\n'
-  for table in customers products orders order_items payments reviews; do
+  for table in $tables; do
     printf '  - name: %s\n    uri: %s/%s.parquet\n    option:\n      format: parquet\n' \
       "$table" "$demo" "$table"
   done
@@ -100,8 +104,8 @@ wait_port roapi "$roapi_port" 60
 
 session_id=$("$python" -c 'import uuid; print(uuid.uuid4())')
 spark_url="sc://127.0.0.1:$spark_port/;session_id=$session_id"
-"$python" "$here/register_tables.py" "$demo/create_tables.sql" --flight-sql "grpc://127.0.0.1:$flight_port"
-"$python" "$here/register_tables.py" "$demo/create_tables.sql" --spark-connect "$spark_url"
+"$python" "$here/register_tables.py" "$demo/create_tables.sql" "$demo/conformance.sql" --flight-sql "grpc://127.0.0.1:$flight_port"
+"$python" "$here/register_tables.py" "$demo/create_tables.sql" "$demo/conformance.sql" --spark-connect "$spark_url"
 "$python" "$here/check.py" "$demo" --flight-sql "grpc://127.0.0.1:$flight_port"
 "$python" "$here/check.py" "$demo" --spark-connect "$spark_url"
 "$python" "$here/check.py" "$demo" --flight-sql "grpc://127.0.0.1:$roapi_port"

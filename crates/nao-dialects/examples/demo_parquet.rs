@@ -2,6 +2,9 @@
 //! that read files (Sail, roapi, Spark): `<dir>/customers.parquet`, `<dir>/products.parquet`, …,
 //! and `<dir>/create_tables.sql`, the Spark SQL statements that register them as tables with
 //! their column types, NOT NULL and comments (`CREATE TABLE … USING parquet LOCATION …`).
+//! Beside them it writes the adapter conformance suite's fixture table
+//! ([`nao_dialects::conformance::FIXTURE_STATEMENTS`]) as `<dir>/nao_conformance.parquet` with
+//! its own `<dir>/conformance.sql`, so the suite runs on those engines too.
 //!
 //! ```text
 //! cargo run -p nao-dialects --features duckdb --example demo_parquet -- <dir> [small|full]
@@ -22,6 +25,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use nao_dialects::conformance::{FIXTURE_STATEMENTS, FIXTURE_TABLE};
 use nao_dialects::core::arrow::datatypes::{DataType, TimeUnit};
 use nao_dialects::demo::{DemoScale, DemoTable, generate};
 use nao_dialects::duckdb::driver::Connection;
@@ -51,7 +55,7 @@ fn main() -> ExitCode {
 }
 
 /// Generates the demo at `scale` and writes `<dir>/<table>.parquet` for each table, then
-/// `<dir>/create_tables.sql`.
+/// `<dir>/create_tables.sql`; then the conformance fixture.
 fn write_demo(dir: &Path, scale: DemoScale) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(dir)?;
     let dir = std::fs::canonicalize(dir)?;
@@ -60,24 +64,66 @@ fn write_demo(dir: &Path, scale: DemoScale) -> Result<(), Box<dyn std::error::Er
     let mut ddl = String::new();
     for table in &tables {
         load_batches(&connection, table.name, &table.batches)?;
-        let path = dir.join(format!("{}.parquet", table.name));
-        let partial = dir.join(format!(".{}.parquet.partial", table.name));
-        let partial_text = partial
-            .to_str()
-            .ok_or_else(|| format!("the path {} is not UTF-8", partial.display()))?;
-        connection.execute_batch(&format!(
-            "COPY \"{}\" TO '{}' (FORMAT parquet)",
-            table.name,
-            partial_text.replace('\'', "''")
-        ))?;
-        std::fs::rename(&partial, &path)?;
+        let path = write_parquet(&connection, table.name, &dir)?;
         println!("{} rows -> {}", table.row_count(), path.display());
         ddl.push_str(&spark_create_table(table, &path)?);
     }
     let sql_path = dir.join("create_tables.sql");
     std::fs::write(&sql_path, ddl)?;
     println!("{} tables -> {}", tables.len(), sql_path.display());
+    write_conformance_fixture(&connection, &dir)
+}
+
+/// Writes the conformance fixture as `<dir>/nao_conformance.parquet` and `<dir>/conformance.sql`:
+/// the fixture's own portable `CREATE TABLE` (Spark accepts its types and `NOT NULL`) with
+/// `USING parquet LOCATION` added, so its columns are declared in one place.
+fn write_conformance_fixture(
+    connection: &Connection,
+    dir: &Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let create = FIXTURE_STATEMENTS
+        .first()
+        .ok_or("the conformance fixture has no statements")?;
+    for statement in FIXTURE_STATEMENTS {
+        connection.execute_batch(statement)?;
+    }
+    let path = write_parquet(connection, FIXTURE_TABLE, dir)?;
+    let location = path
+        .to_str()
+        .ok_or_else(|| format!("the path {} is not UTF-8", path.display()))?;
+    let ddl = format!(
+        "{} USING parquet LOCATION {};\n",
+        create.replacen("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1),
+        spark_string(location)
+    );
+    let sql_path = dir.join("conformance.sql");
+    std::fs::write(&sql_path, ddl)?;
+    println!(
+        "conformance fixture -> {} and {}",
+        path.display(),
+        sql_path.display()
+    );
     Ok(())
+}
+
+/// Copies the DuckDB table `table` to `<dir>/<table>.parquet` (written under a temporary name
+/// and renamed into place) and returns that path.
+fn write_parquet(
+    connection: &Connection,
+    table: &str,
+    dir: &Path,
+) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    let path = dir.join(format!("{table}.parquet"));
+    let partial = dir.join(format!(".{table}.parquet.partial"));
+    let partial_text = partial
+        .to_str()
+        .ok_or_else(|| format!("the path {} is not UTF-8", partial.display()))?;
+    connection.execute_batch(&format!(
+        "COPY \"{table}\" TO '{}' (FORMAT parquet)",
+        partial_text.replace('\'', "''")
+    ))?;
+    std::fs::rename(&partial, &path)?;
+    Ok(path)
 }
 
 /// `CREATE TABLE IF NOT EXISTS` in Spark SQL for `table`, read from the Parquet file at `path`,
