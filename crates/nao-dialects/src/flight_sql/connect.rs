@@ -3,13 +3,16 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use arrow_flight::client::FlightClient;
 use arrow_flight::flight_service_client::FlightServiceClient;
-use arrow_flight::{FlightDescriptor, FlightInfo, HandshakeRequest, Location};
+use arrow_flight::{Action, FlightDescriptor, FlightInfo, HandshakeRequest, Location};
 use base64::Engine as _;
+use futures_util::TryStreamExt;
 use nao_core::DialectError;
+use prost::bytes::Bytes;
 use tonic::metadata::{AsciiMetadataKey, AsciiMetadataValue, MetadataMap};
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 
@@ -31,6 +34,9 @@ pub(super) struct Connection {
     channel: Channel,
     metadata: MetadataMap,
     others: Mutex<HashMap<String, Channel>>,
+    /// Whether statements go as prepared statements: until the server answers
+    /// `CreatePreparedStatement` with Unimplemented (see `prepared`).
+    prepares: AtomicBool,
 }
 
 impl Connection {
@@ -72,6 +78,7 @@ impl Connection {
             channel,
             metadata,
             others: Mutex::default(),
+            prepares: AtomicBool::new(true),
         })
     }
 
@@ -117,6 +124,33 @@ impl Connection {
             }
         };
         Ok(self.client_on(channel))
+    }
+
+    /// Whether statements still go as prepared statements.
+    pub(super) fn prepares(&self) -> bool {
+        self.prepares.load(Ordering::Relaxed)
+    }
+
+    /// Records that the server does not implement prepared statements.
+    pub(super) fn cannot_prepare(&self) {
+        self.prepares.store(false, Ordering::Relaxed);
+    }
+
+    /// `DoAction` with `timeout` as the call's gRPC deadline: the body of its first result
+    /// (the actions used here answer with one; the rest is not read).
+    pub(super) async fn action_within(
+        &self,
+        action: Action,
+        timeout: Duration,
+    ) -> Result<Option<Bytes>, tonic::Status> {
+        let mut request = tonic::Request::new(action);
+        *request.metadata_mut() = self.metadata.clone();
+        request.set_timeout(timeout);
+        let mut results = FlightServiceClient::new(self.channel.clone())
+            .do_action(request)
+            .await?
+            .into_inner();
+        Ok(results.try_next().await?.map(|result| result.body))
     }
 
     /// `GetFlightInfo` for `descriptor` with `timeout` sent along as the call's gRPC deadline

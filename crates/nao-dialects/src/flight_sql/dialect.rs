@@ -91,6 +91,12 @@ impl FlightSqlDialect {
     pub fn server_version(&self) -> Option<&str> {
         self.server.version.as_deref()
     }
+
+    /// Whether statements go to the server as prepared statements: true until the server
+    /// answers that it does not implement them (at the first statement), false from then on.
+    pub fn prepares_statements(&self) -> bool {
+        self.connection.prepares()
+    }
 }
 
 #[async_trait]

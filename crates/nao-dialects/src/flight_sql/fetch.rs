@@ -1,6 +1,8 @@
 //! Small answers read whole: the catalogue calls and the server's own information, never a
 //! statement of the model's (those stream through the pump, see `stream`).
 
+use std::sync::Arc;
+
 use arrow_array::RecordBatch;
 use arrow_flight::sql::{CommandStatementQuery, ProstMessageExt};
 use arrow_flight::{FlightDescriptor, FlightInfo};
@@ -51,20 +53,7 @@ async fn read_all(
     info: FlightInfo,
 ) -> Result<(Option<SchemaRef>, Vec<RecordBatch>), DialectError> {
     let fail = |e| errors::from_flight(database, e);
-    let declared = if info.schema.is_empty() {
-        None
-    } else {
-        let schema = info
-            .clone()
-            .try_decode_schema()
-            .map_err(|e| DialectError::Engine {
-                database: database.to_owned(),
-                message: format!("the server's result schema does not decode: {e}"),
-                code: None,
-                source: None,
-            })?;
-        Some(std::sync::Arc::new(schema))
-    };
+    let declared = declared_schema(database, &info)?;
     let mut batches = Vec::new();
     let mut rows = 0;
     for endpoint in &info.endpoint {
@@ -82,4 +71,24 @@ async fn read_all(
         }
     }
     Ok((declared, batches))
+}
+
+/// The result's schema as the `FlightInfo` declares it (`None` when it declares none, or one
+/// without columns as roapi does for every statement: another source is used).
+pub(super) fn declared_schema(
+    database: &str,
+    info: &FlightInfo,
+) -> Result<Option<SchemaRef>, DialectError> {
+    if info.schema.is_empty() {
+        return Ok(None);
+    }
+    info.clone()
+        .try_decode_schema()
+        .map(|schema| (!schema.fields().is_empty()).then(|| Arc::new(schema)))
+        .map_err(|e| DialectError::Engine {
+            database: database.to_owned(),
+            message: format!("the server's result schema does not decode: {e}"),
+            code: None,
+            source: None,
+        })
 }

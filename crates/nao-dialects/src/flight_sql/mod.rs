@@ -29,7 +29,11 @@
 //! error, log line or `Debug` output repeats a password or token.
 //!
 //! # Statements
-//! A statement is a `CommandStatementQuery`: the server answers with a `FlightInfo` whose
+//! A statement is a prepared statement on servers that implement them (roapi, Dremio, the
+//! DuckDB- and DataFusion-based servers: `CreatePreparedStatement`, then the handle's
+//! `CommandPreparedStatementQuery`, then `ClosePreparedStatement` however the statement ended),
+//! else a `CommandStatementQuery` (Sail 0.7 answers Unimplemented, asked once per connection).
+//! The server answers with a `FlightInfo` whose
 //! endpoints each hold part of the result, possibly at other locations (a cluster's workers);
 //! each endpoint is read with `DoGet` from its location (a connection per location, kept),
 //! several at once when the result is unordered ([`FlightSqlConfig::parallel_endpoints`]), in
@@ -52,8 +56,8 @@
 //! writes on its own (roapi's read-only mode covers its HTTP API only: over Flight SQL an
 //! `INSERT` succeeds). What stops them here: the guard (only [`ReadOnlySql`] reaches the server,
 //! so only single read-only queries under the deny-by-default function tiers), and the adapter
-//! sends queries only as `CommandStatementQuery` (never `CommandStatementUpdate` or
-//! `DoPut`). Give the adapter credentials that can only read where the server has such
+//! sends queries only as `CommandStatementQuery` or `CommandPreparedStatementQuery` (never
+//! an update command or `DoPut`). Give the adapter credentials that can only read where the server has such
 //! credentials; that is the only fence at the engine.
 //!
 //! [`ReadOnlySql`]: nao_core::guard::ReadOnlySql
@@ -64,6 +68,7 @@ mod connect;
 mod dialect;
 mod errors;
 mod fetch;
+mod prepared;
 mod server_info;
 mod stream;
 

@@ -1,5 +1,6 @@
-//! Running one statement: `GetFlightInfo` for the query, `DoGet` on each endpoint, every
-//! batch through the statement pump, and `CancelFlightInfo` when the statement stops early.
+//! Running one statement: `GetFlightInfo` for the query (prepared first where the server
+//! prepares statements), `DoGet` on each endpoint, every batch through the statement pump, and
+//! `CancelFlightInfo` when the statement stops early.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +15,8 @@ use nao_core::{BatchStream, DialectError, ExecOptions};
 use prost::Message;
 
 use super::connect::Connection;
-use super::errors;
+use super::prepared::Prepared;
+use super::{errors, fetch};
 use crate::pump::{self, Flow, Producer};
 
 /// How long the best-effort `CancelFlightInfo` may take after a statement stopped early.
@@ -44,7 +46,8 @@ enum Outcome {
 }
 
 /// The statement's task: its answer goes to `producer`, and the query is cancelled on the
-/// server when it stops before the end.
+/// server when it stops before the end. On servers that prepare statements it runs as a
+/// prepared statement, closed when the statement is done.
 async fn run(
     connection: Arc<Connection>,
     database: Arc<str>,
@@ -52,75 +55,119 @@ async fn run(
     mut producer: Producer,
     parallel: usize,
 ) {
-    let signal = producer.signal();
-    let left = signal
+    // Not raced with the stop signal (a handle created as the race is lost would never be
+    // closed): preparing only plans, and the statement's deadline bounds it.
+    let prepared = if connection.prepares() {
+        match Prepared::create(&connection, &database, &sql, time_left(&producer)).await {
+            Ok(prepared) => prepared,
+            Err(error) => {
+                producer.fail(error).await;
+                return;
+            }
+        }
+    } else {
+        None
+    };
+    let descriptor = match &prepared {
+        Some(prepared) => prepared.descriptor(),
+        None => {
+            let command = CommandStatementQuery {
+                query: sql,
+                transaction_id: None,
+            };
+            FlightDescriptor::new_cmd(command.as_any().encode_to_vec())
+        }
+    };
+    let announced = prepared.as_ref().and_then(Prepared::schema);
+    let planned = Planned {
+        descriptor,
+        announced,
+    };
+    run_planned(&connection, &database, planned, producer, parallel).await;
+    if let Some(prepared) = prepared {
+        prepared.close(&connection).await;
+    }
+}
+
+/// The time the statement has left.
+fn time_left(producer: &Producer) -> Duration {
+    producer
+        .signal()
         .deadline()
-        .saturating_duration_since(tokio::time::Instant::now());
+        .saturating_duration_since(tokio::time::Instant::now())
+}
+
+/// A statement ready to run.
+struct Planned {
+    /// What `GetFlightInfo` is asked for.
+    descriptor: FlightDescriptor,
+    /// The result's schema if known before `GetFlightInfo` (from preparing the statement).
+    announced: Option<SchemaRef>,
+}
+
+/// Runs a planned statement: `GetFlightInfo`, then its endpoints into `producer`.
+async fn run_planned(
+    connection: &Connection,
+    database: &str,
+    planned: Planned,
+    mut producer: Producer,
+    parallel: usize,
+) {
+    let Planned {
+        descriptor,
+        announced,
+    } = planned;
+    let signal = producer.signal();
+    let left = time_left(&producer);
     let info = tokio::select! {
         biased;
         _ = signal.stopped() => return,
-        info = flight_info(&connection, &database, sql, left) => info,
+        info = connection.flight_info_within(descriptor, left) => info,
     };
     let info = match info {
         Ok(info) => info,
-        Err(error) => {
-            producer.fail(error).await;
+        Err(status) => {
+            producer.fail(errors::from_status(database, &status)).await;
             return;
         }
     };
     if producer.check().is_some() {
         // Stopped as the plan arrived: Sail has started the job already and stops it only
         // when its DoGet call goes away, so open each and drop it.
-        abandon(&connection, &info).await;
-        cancel(&connection, info).await;
+        abandon(connection, &info).await;
+        cancel(connection, info).await;
         return;
     }
     let outcome = tokio::select! {
         biased;
         _ = signal.stopped() => Outcome::Stopped,
-        outcome = pump_endpoints(&connection, &database, &info, &mut producer, parallel) => outcome,
+        outcome = pump_endpoints(connection, database, &info, announced, &mut producer, parallel) => outcome,
     };
     // The DoGet streams are closed by now; the stream ends (at the cap) only after the
     // server was asked to stop, so its end means the statement is done.
     match outcome {
         Outcome::Complete => producer.finish(),
         Outcome::Full => {
-            cancel(&connection, info).await;
+            cancel(connection, info).await;
             producer.finish();
         }
-        Outcome::Stopped => cancel(&connection, info).await,
+        Outcome::Stopped => cancel(connection, info).await,
     }
 }
 
-/// Asks the server to plan (or, for some servers, run) `sql` within `left`.
-async fn flight_info(
-    connection: &Connection,
-    database: &str,
-    sql: String,
-    left: Duration,
-) -> Result<FlightInfo, DialectError> {
-    let command = CommandStatementQuery {
-        query: sql,
-        transaction_id: None,
-    };
-    let descriptor = FlightDescriptor::new_cmd(command.as_any().encode_to_vec());
-    connection
-        .flight_info_within(descriptor, left)
-        .await
-        .map_err(|status| errors::from_status(database, &status))
-}
-
 /// Reads every endpoint into the pump: in order when the result is ordered, else up to
-/// `parallel` at once.
+/// `parallel` at once. The schema is the one `info` declares, else the one `announced`
+/// earlier, else the first batch's.
 async fn pump_endpoints(
     connection: &Connection,
     database: &str,
     info: &FlightInfo,
+    announced: Option<SchemaRef>,
     producer: &mut Producer,
     parallel: usize,
 ) -> Outcome {
-    let schema = match declared_schema(database, info) {
-        Ok(schema) => schema,
+    let schema = match fetch::declared_schema(database, info) {
+        Ok(schema) => schema.or(announced),
         Err(error) => {
             producer.fail(error).await;
             return Outcome::Stopped;
@@ -188,23 +235,6 @@ fn endpoint_batches<'a>(
         )
     };
     stream::once(opened).try_flatten().boxed()
-}
-
-/// The result's schema as the `FlightInfo` declares it (`None` when it declares none: the
-/// first batch's is used).
-fn declared_schema(database: &str, info: &FlightInfo) -> Result<Option<SchemaRef>, DialectError> {
-    if info.schema.is_empty() {
-        return Ok(None);
-    }
-    info.clone()
-        .try_decode_schema()
-        .map(|schema| Some(Arc::new(schema)))
-        .map_err(|e| DialectError::Engine {
-            database: database.to_owned(),
-            message: format!("the server's result schema does not decode: {e}"),
-            code: None,
-            source: None,
-        })
 }
 
 /// Opens the `DoGet` of every endpoint and closes it at once: how a server that starts a job
