@@ -107,11 +107,16 @@ async fn the_quickstart_runs_on_the_distributed_engines() {
         servers.extend(["NAO_TEST_FLIGHT_SQL_URL", "NAO_TEST_ROAPI_FLIGHT_SQL_URL"]);
     }
     if cfg!(feature = "spark-connect") {
-        servers.push("NAO_TEST_SPARK_CONNECT_URL");
+        servers.extend([
+            "NAO_TEST_SPARK_CONNECT_URL",
+            "NAO_TEST_APACHE_SPARK_CONNECT_URL",
+        ]);
     }
     for var in servers {
         let Some(url) = std::env::var(var).ok().filter(|u| !u.is_empty()) else {
-            eprintln!("{var} is not set: skipping (scripts/engines/start.sh sets it)");
+            eprintln!(
+                "{var} is not set: skipping (scripts/engines/start.sh sets it; Apache Spark with NAO_ENGINES_SPARK=1)"
+            );
             continue;
         };
         let shop = nao::dialects::open("shop", &url).await.unwrap();
