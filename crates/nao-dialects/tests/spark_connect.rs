@@ -1,7 +1,9 @@
 //! The Spark Connect adapter against real servers serving the demo shop:
 //! `NAO_TEST_SPARK_CONNECT_URL` (Sail in local-cluster mode, the tables in the URL's session)
 //! and `NAO_TEST_APACHE_SPARK_CONNECT_URL` (Apache Spark on the JVM), as
-//! `scripts/engines/start.sh` and `start-spark.sh` start them.
+//! `scripts/engines/start.sh` and `start-spark.sh` start them. Whether a stopped statement
+//! left a job running is read from each server's own view of its jobs (Sail's
+//! `system.execution.jobs`, Apache Spark's web UI at `NAO_TEST_APACHE_SPARK_UI_URL`).
 //!
 //! Without the variables the tests say so and pass; with them set, an unreachable server fails
 //! them.
@@ -296,37 +298,92 @@ async fn the_adapter_passes_the_conformance_suite() {
     }
 }
 
-/// Whether the server still runs a job after a statement stopped: Sail lists its jobs in
-/// `system.execution.jobs` (the query asking is one of them); Apache Spark has no such view,
-/// so only Sail is checked.
+/// Checks that the server runs no job of ours once a statement stopped, through its own view
+/// of its jobs: Sail lists them in `system.execution.jobs` (the query asking is one of them),
+/// Apache Spark in its web UI's REST API (`NAO_TEST_APACHE_SPARK_UI_URL`). The job is
+/// cancelled as the server handles the interrupt, so this polls for up to five seconds.
 async fn nothing_left_running(var: &str, dialect: &SparkConnectDialect) {
-    let sql = checked(
-        dialect,
-        "SELECT count(*) AS running FROM system.execution.jobs WHERE status = 'RUNNING'",
-    );
     let mut running = 0;
-    // The job is cancelled as the server handles the interrupt: poll a little while.
     for _ in 0..50 {
-        let result = match dialect.query(&sql, &ExecOptions::default()).await {
-            Ok(result) => result,
-            Err(error) => {
-                eprintln!("{var}: the server shows no running queries ({error}); not checked");
+        running = if var == "NAO_TEST_APACHE_SPARK_CONNECT_URL" {
+            let Some(ui) = std::env::var("NAO_TEST_APACHE_SPARK_UI_URL")
+                .ok()
+                .filter(|u| !u.is_empty())
+            else {
+                eprintln!(
+                    "{var}: NAO_TEST_APACHE_SPARK_UI_URL is not set, so Spark's running jobs \
+                     cannot be read (start-spark.sh sets it); not checked"
+                );
                 return;
-            }
+            };
+            spark_ui::running_jobs(&ui).await
+        } else {
+            sail_running_jobs(dialect).await.saturating_sub(1)
         };
-        running = result.batches[0]
-            .column(0)
-            .as_primitive::<Int64Type>()
-            .value(0);
-        if running <= 1 {
+        if running == 0 {
             return;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!(
-        "{var}: {} jobs still run after the statement stopped",
-        running - 1
+    panic!("{var}: {running} jobs still run after the statement stopped");
+}
+
+/// The jobs Sail runs, the one asking included.
+async fn sail_running_jobs(dialect: &SparkConnectDialect) -> i64 {
+    let sql = checked(
+        dialect,
+        "SELECT count(*) AS running FROM system.execution.jobs WHERE status = 'RUNNING'",
     );
+    let result = dialect
+        .query(&sql, &ExecOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("{}: Sail's jobs cannot be read: {e}", dialect.name()));
+    result.batches[0]
+        .column(0)
+        .as_primitive::<Int64Type>()
+        .value(0)
+}
+
+/// Apache Spark's web UI, read over plain HTTP/1.0 (one GET, the whole answer).
+mod spark_ui {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// The number of running jobs of the UI's application (a Spark Connect server runs one).
+    pub(super) async fn running_jobs(ui: &str) -> i64 {
+        let apps = get(ui, "/api/v1/applications").await;
+        let app = apps[0]["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("Spark's UI lists no application: {apps}"));
+        let jobs = get(
+            ui,
+            &format!("/api/v1/applications/{app}/jobs?status=running"),
+        )
+        .await;
+        let jobs = jobs
+            .as_array()
+            .unwrap_or_else(|| panic!("Spark's UI answered no job list: {jobs}"));
+        i64::try_from(jobs.len()).unwrap_or(i64::MAX)
+    }
+
+    async fn get(ui: &str, path: &str) -> serde_json::Value {
+        let authority = ui.trim_start_matches("http://").trim_end_matches('/');
+        let mut stream = tokio::net::TcpStream::connect(authority)
+            .await
+            .unwrap_or_else(|e| panic!("Spark's UI at {ui}: {e}"));
+        let request = format!("GET {path} HTTP/1.0\r\nHost: {authority}\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).await.unwrap();
+        let answer = String::from_utf8_lossy(&answer);
+        let (head, body) = answer
+            .split_once("\r\n\r\n")
+            .unwrap_or_else(|| panic!("Spark's UI answered {answer:?}"));
+        assert!(
+            head.starts_with("HTTP/1.1 200") || head.starts_with("HTTP/1.0 200"),
+            "{ui}{path}: {head}"
+        );
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{ui}{path}: {e}: {body}"))
+    }
 }
 
 #[tokio::test]
