@@ -38,6 +38,24 @@ pub(crate) fn status_message(status: &Status) -> String {
     message
 }
 
+/// A connection error for a status the client made itself because the connection failed (its
+/// causes hold tonic's transport error: refused, reset, a TLS or HTTP/2 failure, such as plain
+/// gRPC sent to a TLS port), whatever code it carries; `None` for the server's own answers.
+pub(crate) fn transport_failure(database: &str, status: &Status) -> Option<DialectError> {
+    let mut cause = std::error::Error::source(status);
+    while let Some(current) = cause {
+        if current.is::<tonic::transport::Error>() {
+            return Some(DialectError::Connection {
+                database: database.to_owned(),
+                message: format!("the connection failed: {}", status_message(status)),
+                source: None,
+            });
+        }
+        cause = current.source();
+    }
+    None
+}
+
 /// The error a status `code` means by itself: not found, permission, credentials, an
 /// unreachable server, a resource limit, an RPC the server lacks (`protocol` names the
 /// protocol in that message); anything else is an engine error with `error_code`.

@@ -32,6 +32,9 @@ const SYNTAX_PHRASES: [&str; 4] = ["syntax", "parse", "parsing", "sql error"];
 
 /// The error of a gRPC `status` from the server of `database`.
 pub(super) fn from_status(database: &str, status: &Status) -> DialectError {
+    if let Some(error) = grpc_errors::transport_failure(database, status) {
+        return error;
+    }
     let database = database.to_owned();
     let message = status_message(status);
     let code = Some(format!("grpc:{:?}", status.code()));

@@ -52,6 +52,9 @@ struct SparkError {
 
 /// The error of a gRPC `status` from the server of `database`.
 pub(super) fn from_status(database: &str, status: &Status) -> DialectError {
+    if let Some(error) = grpc_errors::transport_failure(database, status) {
+        return error;
+    }
     let database = database.to_owned();
     let spark = spark_error(status);
     let mut message = status_message(status);
