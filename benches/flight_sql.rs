@@ -6,6 +6,8 @@
 //!    against the same aggregate on embedded DuckDB (in this process);
 //! 2. `execute_sql` against the raw arrow-flight client (`GetFlightInfo` + `DoGet`, batches
 //!    collected) on the same queries: the aggregate, and a 10 k-row slice of the 100 M rows;
+//!    for the slice also the adapter alone (`Dialect::query`), which splits what the adapter
+//!    adds to the raw client from what the tool adds (guard, result store, Markdown page);
 //! 3. a capped `SELECT` over the 100 M rows at a 10 k-row cap: wall time, rows transferred, this
 //!    process's peak RSS growth, and whether Sail still runs a job afterwards
 //!    (`system.execution.jobs`).
@@ -70,11 +72,15 @@ fn summary(mut samples: Vec<Duration>) -> (Duration, Duration, Duration) {
     )
 }
 
-fn print_pair(label: &str, ours: &[Duration], theirs: &[Duration], their_name: &str) {
+fn print_pair(
+    label: &str,
+    (our_name, ours): (&str, &[Duration]),
+    (their_name, theirs): (&str, &[Duration]),
+) {
     let (a, a_lo, a_hi) = summary(ours.to_vec());
     let (b, b_lo, b_hi) = summary(theirs.to_vec());
     println!(
-        "{label}: execute_sql {:.1} ms [{:.1}–{:.1}], {their_name} {:.1} ms [{:.1}–{:.1}]: {:.2}x",
+        "{label}: {our_name} {:.1} ms [{:.1}–{:.1}], {their_name} {:.1} ms [{:.1}–{:.1}]: {:.2}x",
         a.as_secs_f64() * 1e3,
         a_lo.as_secs_f64() * 1e3,
         a_hi.as_secs_f64() * 1e3,
@@ -93,6 +99,20 @@ async fn execute_sql(ctx: &ToolContext, sql: &str) -> Duration {
     let result = registry.call(&call, ctx).await;
     let took = started.elapsed();
     assert!(!result.is_error, "{}", result.content);
+    took
+}
+
+/// The adapter alone: the statement prepared through it (guard and row cap) and its result
+/// collected.
+async fn adapter(dialect: &dyn nao::core::Dialect, sql: &str) -> Duration {
+    let started = Instant::now();
+    let checked = dialect.prepare(sql, Some(CAP)).unwrap();
+    let result = dialect
+        .query(&checked, &ExecOptions::default().with_max_rows(CAP))
+        .await
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(result.row_count as u64, CAP);
     took
 }
 
@@ -142,33 +162,37 @@ async fn main() {
 
     // 1 and 2: the aggregate on Sail (ours and raw) and on DuckDB; the slice (ours and raw).
     let (mut ours, mut theirs, mut duck) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut ours_slice, mut theirs_slice) = (Vec::new(), Vec::new());
+    let (mut ours_slice, mut theirs_slice, mut adapter_slice) =
+        (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
         ours.push(execute_sql(&sail_ctx, &sail_aggregate()).await);
         theirs.push(raw(&mut client, &sail_aggregate()).await.0);
         duck.push(execute_sql(&duck_ctx, &duckdb_aggregate()).await);
         ours_slice.push(execute_sql(&sail_ctx, &sail_slice()).await);
+        adapter_slice.push(adapter(sail.as_ref(), &sail_slice()).await);
         let (took, rows) = raw(&mut client, &sail_slice()).await;
         assert_eq!(rows as u64, CAP);
         theirs_slice.push(took);
     }
     print_pair(
         &format!("aggregate over {ROWS} generated rows, Sail"),
-        &ours,
-        &theirs,
-        "raw arrow-flight",
+        ("execute_sql", &ours),
+        ("raw arrow-flight", &theirs),
     );
     print_pair(
         "the same aggregate, execute_sql: Sail local-cluster vs embedded DuckDB",
-        &ours,
-        &duck,
-        "DuckDB",
+        ("execute_sql", &ours),
+        ("DuckDB", &duck),
     );
     print_pair(
         &format!("{CAP} rows of the {ROWS} (LIMIT), Sail"),
-        &ours_slice,
-        &theirs_slice,
-        "raw arrow-flight",
+        ("execute_sql", &ours_slice),
+        ("raw arrow-flight", &theirs_slice),
+    );
+    print_pair(
+        "  the same slice, the adapter alone (Dialect::query)",
+        ("adapter", &adapter_slice),
+        ("raw arrow-flight", &theirs_slice),
     );
 
     // 3: the capped scan, its memory and what the server does afterwards.
