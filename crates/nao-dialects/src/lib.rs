@@ -43,6 +43,7 @@
 //! | `mysql` | `mysql` | MySQL, MariaDB and their wire protocol | `mysql://…`, `mariadb://…` |
 //! | `flight-sql` | `flight_sql` | Arrow Flight SQL servers (Sail, roapi, Dremio, …), TLS on rustls | `flightsql://host:port`, `flightsql+tls://…` |
 //! | `spark-connect` | `spark_connect` | Spark Connect: Apache Spark, Databricks Connect, Sail; TLS on rustls | `sc://host:port/;session_id=…;token=…` |
+//! | `clickhouse` | `clickhouse` | ClickHouse over its HTTP interface, TLS on rustls | `clickhouse://user:pass@host:8123/db`, `clickhouses://…` |
 //!
 //! [`open`] picks the adapter by the URL's scheme and says which feature to enable when it is
 //! off. Each adapter module documents its read-only layers, its type mapping to Arrow, how it
@@ -61,6 +62,8 @@
 //! - `story_store` (with `sqlite`): a durable story store on SQLite.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "clickhouse")]
+pub mod clickhouse;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod demo;

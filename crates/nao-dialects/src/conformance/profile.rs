@@ -6,7 +6,8 @@
 /// [`Profile::portable`] (the default) asks with recursive CTEs and expects the engine to refuse
 /// writes itself and to report `NOT NULL`, as SQLite, DuckDB, PostgreSQL and MySQL do. Engines
 /// without recursive CTEs but with a `range(n)` table function (Spark, Sail, DataFusion) start
-/// from [`Profile::range_function`]; an engine that lacks a duty declares it, and the checks
+/// from [`Profile::range_function`], others with a table function of another name
+/// (ClickHouse's `numbers(n)`) from [`Profile::table_function`]; an engine that lacks a duty declares it, and the checks
 /// then verify the fallback instead (for writes: the guard refuses them, so none is sent).
 ///
 /// ```
@@ -30,7 +31,8 @@ pub struct Profile {
 #[derive(Debug, Clone)]
 enum RowSource {
     RecursiveCte,
-    RangeFunction(String),
+    /// A table function of one argument `n` yielding `0..n` in a column: (function, column).
+    TableFunction(String, String),
 }
 
 impl Default for Profile {
@@ -52,15 +54,29 @@ impl Profile {
     }
 
     /// An engine whose `range(n)` table function yields `0..n` in the column `column` (`id` on
-    /// Spark and Sail, `value` on DataFusion). The slow query sums three billion products of a
-    /// cross join: seconds of work on two cores, and bounded, so a server that failed to stop
-    /// it recovers by itself.
+    /// Spark and Sail, `value` on DataFusion): [`table_function`](Self::table_function)
+    /// `("range", column)`.
     pub fn range_function(column: &str) -> Self {
-        let c = column;
+        Profile::table_function("range", column)
+    }
+
+    /// An engine whose table function `function(n)` yields `0..n` in the column `column`
+    /// (`numbers` and `number` on ClickHouse). The slow query sums three billion products of
+    /// a cross join: seconds of work on two cores, and bounded, so a server that failed to
+    /// stop it recovers by itself.
+    ///
+    /// ```
+    /// use nao_dialects::conformance::Profile;
+    ///
+    /// let clickhouse = Profile::table_function("numbers", "number");
+    /// assert_eq!(clickhouse.series_sql(3), "SELECT number + 1 AS n FROM numbers(3)");
+    /// ```
+    pub fn table_function(function: &str, column: &str) -> Self {
+        let (f, c) = (function, column);
         Profile {
-            source: RowSource::RangeFunction(column.to_owned()),
+            source: RowSource::TableFunction(function.to_owned(), column.to_owned()),
             slow_sql: format!(
-                "SELECT sum((a.{c} * b.{c}) % 7) AS s FROM range(300000) a CROSS JOIN range(10000) b"
+                "SELECT sum((a.{c} * b.{c}) % 7) AS s FROM {f}(300000) a CROSS JOIN {f}(10000) b"
             ),
             engine_refuses_writes: true,
             reports_not_null: true,
@@ -95,7 +111,7 @@ impl Profile {
     pub fn series_sql(&self, n: u64) -> String {
         match &self.source {
             RowSource::RecursiveCte => super::series_sql(n),
-            RowSource::RangeFunction(c) => format!("SELECT {c} + 1 AS n FROM range({n})"),
+            RowSource::TableFunction(f, c) => format!("SELECT {c} + 1 AS n FROM {f}({n})"),
         }
     }
 
@@ -103,7 +119,7 @@ impl Profile {
     pub fn million_rows_sql(&self) -> String {
         match &self.source {
             RowSource::RecursiveCte => super::million_rows_sql(),
-            RowSource::RangeFunction(c) => format!("SELECT {c} AS n FROM range(1000000)"),
+            RowSource::TableFunction(f, c) => format!("SELECT {c} AS n FROM {f}(1000000)"),
         }
     }
 
