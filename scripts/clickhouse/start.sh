@@ -28,7 +28,11 @@ if pid_alive; then
   say "clickhouse-server already runs (see $pid_file): run scripts/clickhouse/stop.sh first"
   exit 1
 fi
-rm -rf "$state"
+# A fresh server each time: what an earlier run left (only the paths this script writes, so a
+# state dir pointed at by mistake loses nothing else).
+mkdir -p "$state"
+rm -rf "$state/data" "$state/tmp" "$state/user_files" "$state/format_schemas" \
+  "$state/config.xml" "$state/users.xml" "$state/env.sh" "$state"/*.log
 mkdir -p "$state/data" "$state/tmp" "$state/user_files" "$state/format_schemas"
 state=$(cd "$state" && pwd)
 pid_file=$state/clickhouse.pid
