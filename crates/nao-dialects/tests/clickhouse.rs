@@ -549,3 +549,45 @@ async fn secrets_stay_out_of_errors_and_debug_output() {
     assert!(matches!(refused, DialectError::Connection { .. }));
     assert!(!format!("{refused} {refused:?}").contains("hunter2"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_after_rows_is_the_servers_error() {
+    let Some((reader, admin)) = urls() else {
+        return;
+    };
+    Sandbox::new(&reader, &admin)
+        .await
+        .run(async |test| {
+            let db = test.reader("late-error").await;
+            // The server sends 262 144 rows with status 200, then fails (throwIf, code 395)
+            // and writes its error after them.
+            let sql = ReadOnlySql::new_unchecked_allowing_writes(
+                "SELECT number, throwIf(number = 300000) AS t FROM numbers(400000)",
+                db.sql_dialect(),
+            );
+            let options = ExecOptions::default()
+                .with_max_rows(1_000_000)
+                .with_max_bytes(1 << 30);
+            let mut stream = db.execute(&sql, &options).await.unwrap();
+            let mut rows = 0;
+            let mut failure = None;
+            while let Some(batch) = stream.next().await {
+                match batch {
+                    Ok(batch) => rows += batch.num_rows(),
+                    Err(error) => failure = Some(error),
+                }
+            }
+            let error = failure.expect("the server's error ends the stream");
+            assert_eq!(
+                (error.kind_code(), error.code()),
+                ("engine", Some("395")),
+                "{error}"
+            );
+            assert!(error.to_string().contains("throwIf"), "{error}");
+            assert!(
+                rows > 0 && rows < 300_000,
+                "{rows} rows came before the error"
+            );
+        })
+        .await;
+}

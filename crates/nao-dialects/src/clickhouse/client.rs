@@ -19,6 +19,29 @@ const MAX_ERROR_BODY: usize = 64 << 10;
 /// How long `KILL QUERY` may take.
 pub(crate) const KILL_GRACE: Duration = Duration::from_secs(5);
 
+/// What the user's profile lets a statement set (its `readonly` setting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UserProfile {
+    /// `readonly=0`: the user may write, so every statement is sent with `readonly=2`.
+    Writable,
+    /// `readonly=2`: read-only, settings allowed; sending `readonly` itself is refused.
+    ReadOnly,
+    /// `readonly=1`: read-only, and no setting may be sent at all (the pump's caps, the
+    /// timeout and `KILL QUERY`, if the server allows it, stop statements then).
+    Fixed,
+}
+
+impl UserProfile {
+    /// From the `readonly` setting's value.
+    pub(crate) fn from_readonly(value: &str) -> Self {
+        match value {
+            "0" => UserProfile::Writable,
+            "2" => UserProfile::ReadOnly,
+            _ => UserProfile::Fixed,
+        }
+    }
+}
+
 /// Per-statement settings the adapter sends.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
@@ -37,9 +60,8 @@ pub(crate) struct HttpClient {
     user: String,
     password: String,
     database: String,
-    /// Whether to send `readonly=2` (false when the user's profile is read-only already:
-    /// the server then refuses to have the setting sent at all).
-    pub(crate) send_readonly: bool,
+    /// What each statement may set, by the user's profile.
+    pub(crate) profile: UserProfile,
     /// A per-client prefix of query ids, and a counter.
     id_prefix: String,
     next_id: AtomicU64,
@@ -84,7 +106,7 @@ impl HttpClient {
             user: config.user.clone(),
             password: config.password.clone(),
             database: config.database.clone(),
-            send_readonly: true,
+            profile: UserProfile::Fixed,
             id_prefix: format!("nao-{id_prefix}-"),
             next_id: AtomicU64::new(1),
         })
@@ -117,10 +139,10 @@ impl HttpClient {
             ("query_id", query_id.to_owned()),
             ("default_format", FORMAT.to_owned()),
         ];
-        if self.send_readonly {
+        if self.profile == UserProfile::Writable {
             params.push(("readonly", "2".to_owned()));
         }
-        if let Some(limits) = limits {
+        if let Some(limits) = limits.filter(|_| self.profile != UserProfile::Fixed) {
             params.push(("max_execution_time", limits.seconds.to_string()));
             params.push(("max_result_rows", limits.rows.to_string()));
             params.push(("max_result_bytes", limits.bytes.to_string()));

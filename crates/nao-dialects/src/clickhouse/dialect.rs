@@ -11,7 +11,7 @@ use nao_core::{
 };
 
 use super::catalog::{Catalog, literal};
-use super::client::HttpClient;
+use super::client::{HttpClient, UserProfile};
 use super::config::ClickHouseConfig;
 use super::escape;
 use super::stream;
@@ -54,8 +54,9 @@ impl ClickHouseDialect {
     ) -> Result<Self, DialectError> {
         let name: Arc<str> = name.into().into();
         let mut client = HttpClient::new(&name, config)?;
-        // The probe goes without `readonly`: a read-only user may not send it at all.
-        client.send_readonly = false;
+        // The probe goes without settings: a read-only user may not send `readonly`, and
+        // one whose profile has `readonly=1` may send none.
+        client.profile = UserProfile::Fixed;
         let probe = format!(
             "SELECT version(), timezone(), \
              (SELECT toString(value) FROM system.settings WHERE name = 'readonly'), \
@@ -94,8 +95,7 @@ impl ClickHouseDialect {
                 code: None,
             });
         }
-        // A user whose profile is read-only already may not send `readonly` at all.
-        client.send_readonly = readonly == "0";
+        client.profile = UserProfile::from_readonly(&readonly);
         tracing::debug!(%version, %zone, %readonly, "connected to ClickHouse");
         Ok(ClickHouseDialect {
             name,
@@ -135,7 +135,14 @@ impl ClickHouseDialect {
     /// Whether statements are sent with `readonly=2` (false when the user's profile is
     /// read-only already, which the server enforces then).
     pub fn sends_readonly(&self) -> bool {
-        self.client.send_readonly
+        self.client.profile == UserProfile::Writable
+    }
+
+    /// Whether statements carry the caps and the time limit as server settings
+    /// (`max_result_rows`, `max_execution_time`, …): false for a user whose profile has
+    /// `readonly=1`, which may set nothing; the adapter's own caps and timeout apply then.
+    pub fn sends_limits(&self) -> bool {
+        self.client.profile != UserProfile::Fixed
     }
 
     fn catalog(&self) -> Catalog<'_> {

@@ -74,8 +74,10 @@
 //! server, with ClickHouse's denied functions, `file`, `url`, `remote`, `s3`, …); `readonly=2`
 //! on every statement (reads and settings only); and the user, best given a read-only profile
 //! (`<readonly>2</readonly>` or `1`), which the server then enforces for every statement
-//! whatever it is sent: the adapter sees that at connect and stops sending `readonly` (which
-//! such a server refuses).
+//! whatever it is sent: the adapter reads the user's `readonly` at connect and then stops
+//! sending `readonly` (which such a server refuses); with `readonly=1`, which forbids every
+//! setting, it sends no settings at all, and the caps and the timeout are the pump's alone
+//! (such a user may not be allowed `KILL QUERY` either: prefer `readonly=2`).
 //!
 //! # Untrusted input
 //! A result line is at most the byte cap long (1 MiB at least), nested values and type names
