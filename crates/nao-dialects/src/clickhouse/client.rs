@@ -10,8 +10,15 @@ use reqwest::{Client, Response};
 use super::config::ClickHouseConfig;
 use super::errors::ServerError;
 
-/// The output format of every statement (what 18.16 has that streams, with types).
-pub(crate) const FORMAT: &str = "TabSeparatedWithNamesAndTypes";
+/// How a statement's result comes back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// `TabSeparatedWithNamesAndTypes` (what 18.16 has that streams, with types).
+    Text,
+    /// `ArrowStream` in blocks of at most this many rows, strings as Utf8, no dictionaries,
+    /// no compression.
+    Arrow(usize),
+}
 
 /// The most of an error body read.
 const MAX_ERROR_BODY: usize = 64 << 10;
@@ -133,12 +140,30 @@ impl HttpClient {
         sql: &str,
         query_id: &str,
         limits: Option<Limits>,
+        output: Output,
     ) -> Result<Response, RequestError> {
+        let format = match output {
+            Output::Text => "TabSeparatedWithNamesAndTypes",
+            Output::Arrow(_) => "ArrowStream",
+        };
         let mut params: Vec<(&str, String)> = vec![
             ("database", self.database.clone()),
             ("query_id", query_id.to_owned()),
-            ("default_format", FORMAT.to_owned()),
+            ("default_format", format.to_owned()),
         ];
+        if let Output::Arrow(block_rows) = output {
+            params.push(("max_block_size", block_rows.to_string()));
+            params.push(("output_format_arrow_string_as_string", "1".to_owned()));
+            params.push((
+                "output_format_arrow_low_cardinality_as_dictionary",
+                "0".to_owned(),
+            ));
+            params.push((
+                "output_format_arrow_fixed_string_as_fixed_byte_array",
+                "1".to_owned(),
+            ));
+            params.push(("output_format_arrow_compression_method", "none".to_owned()));
+        }
         if self.profile == UserProfile::Writable {
             params.push(("readonly", "2".to_owned()));
         }
@@ -184,7 +209,7 @@ impl HttpClient {
     /// `max` bytes.
     pub(crate) async fn fetch(&self, sql: &str, max: usize) -> Result<Vec<u8>, RequestError> {
         let id = self.query_id();
-        let response = self.post(sql, &id, None).await?;
+        let response = self.post(sql, &id, None, Output::Text).await?;
         let body = read_capped(response, max + 1)
             .await
             .map_err(RequestError::Transport)?;
@@ -201,7 +226,7 @@ impl HttpClient {
         let sql = format!("KILL QUERY WHERE query_id = '{query_id}' SYNC");
         let id = self.query_id();
         let outcome = tokio::time::timeout(KILL_GRACE, async {
-            let response = self.post(&sql, &id, None).await?;
+            let response = self.post(&sql, &id, None, Output::Text).await?;
             read_capped(response, MAX_ERROR_BODY)
                 .await
                 .map_err(RequestError::Transport)

@@ -27,6 +27,8 @@ pub struct ClickHouseDialect {
     version: String,
     zone: Arc<str>,
     table_comments: bool,
+    /// Whether the server writes ArrowStream (modern servers; 18.16 does not).
+    arrow_stream: bool,
 }
 
 impl fmt::Debug for ClickHouseDialect {
@@ -62,7 +64,8 @@ impl ClickHouseDialect {
              (SELECT toString(value) FROM system.settings WHERE name = 'readonly'), \
              (SELECT count() FROM system.columns WHERE database = 'system' \
                AND table = 'tables' AND name = 'comment'), \
-             (SELECT count() FROM system.databases WHERE name = {}) \
+             (SELECT count() FROM system.databases WHERE name = {}), \
+             (SELECT count() FROM system.formats WHERE name = 'ArrowStream') \
              FORMAT TabSeparated",
             literal(&config.database)
         );
@@ -82,12 +85,18 @@ impl ClickHouseDialect {
             .split(|b| *b == b'\t')
             .map(|f| String::from_utf8_lossy(&escape::unescape(f)).into_owned())
             .collect();
-        let [version, zone, readonly, table_comments, database_exists] =
-            <[String; 5]>::try_from(fields).map_err(|_| DialectError::Connection {
-                database: name.to_string(),
-                message: "the server's answer to the first query was not ClickHouse's".to_owned(),
-                source: None,
-            })?;
+        let [
+            version,
+            zone,
+            readonly,
+            table_comments,
+            database_exists,
+            arrow_stream,
+        ] = <[String; 6]>::try_from(fields).map_err(|_| DialectError::Connection {
+            database: name.to_string(),
+            message: "the server's answer to the first query was not ClickHouse's".to_owned(),
+            source: None,
+        })?;
         if database_exists != "1" {
             return Err(DialectError::UnknownObject {
                 database: name.to_string(),
@@ -103,6 +112,7 @@ impl ClickHouseDialect {
             version,
             zone: zone.into(),
             table_comments: table_comments != "0",
+            arrow_stream: arrow_stream != "0",
         })
     }
 
@@ -143,6 +153,13 @@ impl ClickHouseDialect {
     /// `readonly=1`, which may set nothing; the adapter's own caps and timeout apply then.
     pub fn sends_limits(&self) -> bool {
         self.client.profile != UserProfile::Fixed
+    }
+
+    /// Whether results come as ArrowStream: the server writes it and the user may send the
+    /// settings that make it plain (strings as Utf8, no dictionaries, no compression);
+    /// otherwise as TabSeparatedWithNamesAndTypes.
+    pub fn reads_arrow(&self) -> bool {
+        self.arrow_stream && self.client.profile != UserProfile::Fixed
     }
 
     fn catalog(&self) -> Catalog<'_> {
@@ -190,6 +207,7 @@ impl Dialect for ClickHouseDialect {
             Arc::clone(&self.zone),
             sql.sql().to_owned(),
             options,
+            self.reads_arrow(),
         )
         .await
     }

@@ -33,6 +33,17 @@
 //! any bytes (JSON would have to be valid UTF-8), and 64-bit integers and decimals come as
 //! their exact digits. ClickHouse 18.16 (Debian's) has no Arrow or Parquet output.
 //!
+//! Servers that write `ArrowStream` (their `system.formats` lists it: 20.x and later) are read
+//! in it instead, unless the user's profile forbids settings: first `DESCRIBE (query)` for the
+//! columns' ClickHouse types, then the statement with `default_format=ArrowStream`,
+//! `max_block_size` = the batch size, strings as Utf8, no dictionaries, no compression; the
+//! Arrow IPC stream is decoded as it arrives (arrow-ipc's `StreamDecoder`, each block at most
+//! the byte cap), and the columns ArrowStream writes as bare numbers or bytes (`DateTime`,
+//! `Enum8/16`, `IPv4`, `UUID`, `IPv6`, top-level or in `Nullable`) are given the types of the
+//! table below, so both paths give the same Arrow types. A statement `DESCRIBE` cannot take
+//! runs on the text path, which reports the server's error. This path is tested against
+//! answers of ClickHouse 26.9 (chDB) recorded by `scripts/clickhouse/record-arrow-fixtures.py`.
+//!
 //! Stopping (the caps, the caller's cancellation, the timeout, a dropped stream): the
 //! response is dropped, which closes its connection, and `KILL QUERY WHERE query_id = …
 //! SYNC` is sent on a request of its own, because a server whose client left goes on
@@ -84,6 +95,7 @@
 //! nest at most 64 and 32 deep, error bodies are read up to 64 KiB and catalogue answers up
 //! to 32 MiB; a malformed value, header or body is an error naming the column, never a panic.
 
+mod arrow_stream;
 mod batch;
 mod catalog;
 mod client;

@@ -1,16 +1,19 @@
 //! Running one statement: a POST with the statement's limits and a query id of ours, the
-//! response body parsed line by line into batches for the statement pump, and `KILL QUERY`
-//! when the statement stops before its end.
+//! response body parsed line by line (TabSeparated) or decoded (ArrowStream) into batches for
+//! the statement pump, and `KILL QUERY` when the statement stops before its end.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use nao_core::{BatchStream, DialectError, ExecOptions};
 
+use super::arrow_stream::{self, ArrowStreamReader};
 use super::batch::BatchBuilder;
-use super::client::{HttpClient, Limits, RequestError, transport};
+use super::client::{HttpClient, Limits, Output, RequestError, transport};
 use super::errors::ServerError;
+use super::escape;
 use super::lines::{LineTooLong, Lines};
+use super::types::ChType;
 use super::values::Zones;
 use crate::pump::{self, Flow, Producer};
 
@@ -27,6 +30,7 @@ pub(super) async fn execute(
     zone: Arc<str>,
     sql: String,
     options: &ExecOptions,
+    arrow: bool,
 ) -> Result<BatchStream, DialectError> {
     let (producer, consumer) = pump::channel(&database, options);
     let statement = Statement {
@@ -34,6 +38,7 @@ pub(super) async fn execute(
         database,
         zone,
         sql,
+        arrow,
         timeout: options.timeout,
         batch_size: options.batch_size.max(1),
     };
@@ -46,6 +51,8 @@ struct Statement {
     database: Arc<str>,
     zone: Arc<str>,
     sql: String,
+    /// Whether to ask for ArrowStream (the server writes it).
+    arrow: bool,
     timeout: Duration,
     batch_size: usize,
 }
@@ -95,8 +102,28 @@ impl Statement {
                 .saturating_mul(4)
                 .saturating_add(64 << 20),
         };
-        let response = match self.client.post(&self.sql, query_id, Some(limits)).await {
-            Ok(response) => response,
+        if self.arrow
+            && let Some(columns) = self.describe().await
+        {
+            return self.read_arrow(query_id, limits, &columns, producer).await;
+        }
+        self.read_text(query_id, limits, producer).await
+    }
+
+    /// Posts the statement; an error answer is reported to the reader (`None`).
+    async fn send(
+        &self,
+        query_id: &str,
+        limits: Limits,
+        output: Output,
+        producer: &mut Producer,
+    ) -> Option<reqwest::Response> {
+        match self
+            .client
+            .post(&self.sql, query_id, Some(limits), output)
+            .await
+        {
+            Ok(response) => Some(response),
             Err(error) => {
                 let error = match error {
                     RequestError::Server(server) => {
@@ -105,8 +132,150 @@ impl Statement {
                     other => other.into_dialect(&self.database, self.timeout),
                 };
                 producer.fail(error).await;
-                return Outcome::Failed;
+                None
             }
+        }
+    }
+
+    /// The result's columns and their ClickHouse types, from `DESCRIBE (query)`; `None`
+    /// when the server cannot describe it (the text path then runs it and reports why).
+    async fn describe(&self) -> Option<Vec<(String, String)>> {
+        let sql = format!(
+            "DESCRIBE (\n{}\n) FORMAT TabSeparated",
+            self.sql.trim().trim_end_matches(';')
+        );
+        let body = self.client.fetch(&sql, 1 << 20).await.ok()?;
+        let body = String::from_utf8_lossy(&body);
+        body.lines()
+            .map(|line| {
+                let mut fields = line.split('\t');
+                let unescape =
+                    |f: &str| String::from_utf8_lossy(&escape::unescape(f.as_bytes())).into_owned();
+                Some((unescape(fields.next()?), unescape(fields.next()?)))
+            })
+            .collect()
+    }
+
+    /// Reads an ArrowStream answer.
+    async fn read_arrow(
+        &self,
+        query_id: &str,
+        limits: Limits,
+        columns: &[(String, String)],
+        producer: &mut Producer,
+    ) -> Outcome {
+        let output = Output::Arrow(self.batch_size);
+        let Some(mut body) = self.send(query_id, limits, output, producer).await else {
+            return Outcome::Failed;
+        };
+        let types: Vec<String> = columns.iter().map(|(_, t)| t.clone()).collect();
+        let max_block = producer.max_bytes().max(MIN_LINE_BYTES);
+        let mut reader = ArrowStreamReader::new(&types, &self.zone, max_block);
+        let mut announced = false;
+        loop {
+            let chunk = match body.chunk().await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break,
+                Err(error) => {
+                    producer.fail(transport(&self.database, error)).await;
+                    return Outcome::Cut;
+                }
+            };
+            let batches = match reader.push(chunk.clone()) {
+                Ok(batches) => batches,
+                Err(message) => {
+                    return self
+                        .arrow_failure(message, chunk.to_vec(), &mut body, max_block, producer)
+                        .await;
+                }
+            };
+            if !announced && let Ok(Some(schema)) = reader.schema() {
+                if producer.schema(schema).await.is_err() {
+                    return Outcome::Cut;
+                }
+                announced = true;
+            }
+            for batch in batches {
+                match producer.batch(batch).await {
+                    Ok(Flow::Continue) => {}
+                    Ok(Flow::Full) | Err(_) => return Outcome::Cut,
+                }
+            }
+            if producer.room().await.is_err() {
+                return Outcome::Cut;
+            }
+        }
+        if let Err(message) = reader.finish() {
+            producer.fail(self.unreadable(message)).await;
+            return Outcome::Cut;
+        }
+        if !announced {
+            // Only when the answer held no schema message: the described columns.
+            let fields: Vec<arrow_schema::Field> = columns
+                .iter()
+                .map(|(name, ty)| {
+                    ChType::parse(ty).map_or_else(
+                        || arrow_schema::Field::new(name, arrow_schema::DataType::Utf8, true),
+                        |t| t.field(name, &self.zone),
+                    )
+                })
+                .collect();
+            let schema = reader
+                .schema()
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| Arc::new(arrow_schema::Schema::new(fields)));
+            if producer.schema(schema).await.is_err() {
+                return Outcome::Cut;
+            }
+        }
+        Outcome::Complete
+    }
+
+    /// An ArrowStream answer that stopped decoding: an error the server wrote into it after
+    /// its status went out (read from its tail), a block past the cap, or garbage.
+    async fn arrow_failure(
+        &self,
+        message: String,
+        mut tail: Vec<u8>,
+        body: &mut reqwest::Response,
+        max_block: usize,
+        producer: &mut Producer,
+    ) -> Outcome {
+        if message == arrow_stream::TOO_LARGE {
+            producer
+                .fail(self.too_large(max_block, "a block", ""))
+                .await;
+            return Outcome::Cut;
+        }
+        while tail.len() < MAX_TRAILING_ERROR {
+            match body.chunk().await {
+                Ok(Some(chunk)) => tail.extend_from_slice(&chunk),
+                _ => break,
+            }
+        }
+        let start = tail.windows(6).position(|w| w == b"Code: ");
+        match start {
+            Some(start) if ServerError::starts(&tail[start..]) => {
+                let error = ServerError::parse(None, &tail[start..]).into_dialect(
+                    &self.database,
+                    self.timeout,
+                    producer.stop_reason(),
+                );
+                producer.fail(error).await;
+                Outcome::Failed
+            }
+            _ => {
+                producer.fail(self.unreadable(message)).await;
+                Outcome::Cut
+            }
+        }
+    }
+
+    /// Reads a TabSeparatedWithNamesAndTypes answer.
+    async fn read_text(&self, query_id: &str, limits: Limits, producer: &mut Producer) -> Outcome {
+        let Some(response) = self.send(query_id, limits, Output::Text, producer).await else {
+            return Outcome::Failed;
         };
         let mut body = response;
         let max_line = producer.max_bytes().max(MIN_LINE_BYTES);
@@ -131,7 +300,8 @@ impl Statement {
                     Ok(Some(line)) => line,
                     Ok(None) => break,
                     Err(LineTooLong) => {
-                        let error = self.row_too_large(max_line, builder.as_ref());
+                        let columns = builder.as_ref().map(column_names).unwrap_or_default();
+                        let error = self.too_large(max_line, "a row", &columns);
                         producer.fail(error).await;
                         return Outcome::Cut;
                     }
@@ -139,9 +309,8 @@ impl Statement {
                 if ServerError::starts(line) {
                     let mut text = line.to_vec();
                     text.push(b'\n');
-                    return self
-                        .trailing_error(text, &mut lines, &mut body, producer)
-                        .await;
+                    text.extend_from_slice(lines.rest());
+                    return self.trailing_error(text, &mut body, producer).await;
                 }
                 let Some(rows) = builder.as_mut() else {
                     // The two header lines: names, then types.
@@ -187,9 +356,7 @@ impl Statement {
             // A body that does not end in a newline: an error text, or a cut body.
             let text = lines.rest().to_vec();
             if ServerError::starts(&text) {
-                return self
-                    .trailing_error(text, &mut lines, &mut body, producer)
-                    .await;
+                return self.trailing_error(text, &mut body, producer).await;
             }
             producer
                 .fail(self.unreadable("the result ended in the middle of a row".to_owned()))
@@ -238,11 +405,9 @@ impl Statement {
     async fn trailing_error(
         &self,
         mut text: Vec<u8>,
-        lines: &mut Lines,
         body: &mut reqwest::Response,
         producer: &mut Producer,
     ) -> Outcome {
-        text.extend_from_slice(lines.rest());
         while text.len() < MAX_TRAILING_ERROR {
             match body.chunk().await {
                 Ok(Some(chunk)) => text.extend_from_slice(&chunk),
@@ -267,22 +432,29 @@ impl Statement {
         }
     }
 
-    fn row_too_large(&self, max_line: usize, builder: Option<&BatchBuilder>) -> DialectError {
-        let columns = builder
-            .map(|b| {
-                b.schema()
-                    .fields()
-                    .iter()
-                    .map(|f| f.name().as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            })
-            .unwrap_or_default();
+    /// A row or block past the byte cap (`what`), with the result's columns if known.
+    fn too_large(&self, max: usize, what: &str, columns: &str) -> DialectError {
+        let columns = if columns.is_empty() {
+            String::new()
+        } else {
+            format!(" (columns: {columns})")
+        };
         DialectError::ResourceLimit {
             database: self.database.to_string(),
-            limit: format!("largest row of {}", crate::sizes::human(max_line)),
-            message: format!("a row of the result is larger (columns: {columns})"),
+            limit: format!("largest row or block of {}", crate::sizes::human(max)),
+            message: format!("{what} of the result is larger{columns}"),
             code: None,
         }
     }
+}
+
+/// The result's column names, for a message.
+fn column_names(builder: &BatchBuilder) -> String {
+    builder
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -146,6 +146,39 @@ pub(crate) fn unit_of(precision: u8) -> TimeUnit {
     }
 }
 
+/// The names and values of an `Enum8(…)` or `Enum16(…)` type (inside `Nullable` or
+/// `LowCardinality` too); `None` for other types.
+pub(crate) fn enum_values(name: &str) -> Option<Vec<(i16, String)>> {
+    let mut parser = Parser {
+        text: name.as_bytes(),
+        at: 0,
+    };
+    let mut wrappers = 0;
+    loop {
+        match parser.ident()? {
+            "Nullable" | "LowCardinality" if wrappers < MAX_DEPTH => {
+                parser.eat(b'(').then_some(())?;
+                wrappers += 1;
+            }
+            "Enum8" | "Enum16" => break,
+            _ => return None,
+        }
+    }
+    parser.eat(b'(').then_some(())?;
+    let mut values = Vec::new();
+    loop {
+        let label = parser.quoted()?;
+        parser.eat(b'=').then_some(())?;
+        let negative = parser.eat(b'-');
+        let magnitude = i16::try_from(parser.number()?).ok()?;
+        values.push((if negative { -magnitude } else { magnitude }, label));
+        if parser.eat(b')') {
+            return Some(values);
+        }
+        parser.eat(b',').then_some(())?;
+    }
+}
+
 struct Parser<'a> {
     text: &'a [u8],
     at: usize,
@@ -466,6 +499,16 @@ mod tests {
         ] {
             assert_eq!(ChType::parse(junk), None, "{junk}");
         }
+    }
+
+    #[test]
+    fn enum_values_by_name() {
+        assert_eq!(
+            enum_values("Nullable(Enum8('a\\'b' = -1, 'c' = 2))"),
+            Some(vec![(-1, "a'b".to_owned()), (2, "c".to_owned())])
+        );
+        assert_eq!(enum_values("String"), None);
+        assert_eq!(enum_values("Enum16('a' = 99999)"), None);
     }
 
     #[test]
