@@ -172,6 +172,16 @@ impl Statement {
         let max_block = producer.max_bytes().max(MIN_LINE_BYTES);
         let mut reader = ArrowStreamReader::new(&types, &self.zone, max_block);
         let mut announced = false;
+        // The last two chunks (shared, not copied): where an error the server wrote into the
+        // answer is looked for when decoding fails.
+        let mut recent: [Option<bytes::Bytes>; 2] = [None, None];
+        let tail = |recent: &[Option<bytes::Bytes>; 2]| -> Vec<u8> {
+            recent
+                .iter()
+                .flatten()
+                .flat_map(|c| c.iter().copied())
+                .collect()
+        };
         loop {
             let chunk = match body.chunk().await {
                 Ok(Some(chunk)) => chunk,
@@ -181,11 +191,12 @@ impl Statement {
                     return Outcome::Cut;
                 }
             };
-            let batches = match reader.push(chunk.clone()) {
+            recent = [recent[1].take(), Some(chunk.clone())];
+            let batches = match reader.push(chunk) {
                 Ok(batches) => batches,
                 Err(message) => {
                     return self
-                        .arrow_failure(message, chunk.to_vec(), &mut body, max_block, producer)
+                        .arrow_failure(message, tail(&recent), &mut body, max_block, producer)
                         .await;
                 }
             };
@@ -206,8 +217,9 @@ impl Statement {
             }
         }
         if let Err(message) = reader.finish() {
-            producer.fail(self.unreadable(message)).await;
-            return Outcome::Cut;
+            return self
+                .arrow_failure(message, tail(&recent), &mut body, max_block, producer)
+                .await;
         }
         if !announced {
             // Only when the answer held no schema message: the described columns.
