@@ -8,14 +8,16 @@
 #
 #   NAO_TEST_CLICKHOUSE_URL        clickhouse://reader:PASS@127.0.0.1:P/default  read-only user
 #   NAO_TEST_CLICKHOUSE_ADMIN_URL  clickhouse://admin:PASS@127.0.0.1:P/default   may write (fixtures)
+#   NAO_TEST_CLICKHOUSE_STRICT_URL clickhouse://strict:PASS@127.0.0.1:P/default  readonly=1: may set nothing
 #
 # The server runs in the foreground of a background process (not as a daemon), from a config
 # written here under the state dir: it listens on 127.0.0.1 only, HTTP only (no native TCP,
 # interserver or MySQL ports), on a free port (or NAO_CLICKHOUSE_PORT), and keeps its data, tmp
 # and logs in the state dir ($NAO_CLICKHOUSE_STATE_DIR, default $HOME/.cache/nao-clickhouse),
-# which starts empty each time. Two users, each with a fresh random password: `admin` (the
-# default profile) and `reader` (profile `readonly`: readonly=2, so it reads and may set the
-# per-query settings the adapter sends, and nothing else). Logs: $state/clickhouse.log.
+# which starts empty each time. Three users, each with a fresh random password: `admin` (the
+# default profile), `reader` (profile `readonly`: readonly=2, so it reads and may set the
+# per-query settings the adapter sends, and nothing else) and `strict` (profile `strict`:
+# readonly=1, which may set no setting and call no table function). Logs: $state/*.log.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -46,6 +48,7 @@ secret() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
 sha256() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
 admin_password=$(secret)
 reader_password=$(secret)
+strict_password=$(secret)
 
 cat >"$state/config.xml" <<XML
 <?xml version="1.0"?>
@@ -87,6 +90,10 @@ cat >"$state/users.xml" <<XML
             <readonly>2</readonly>
             <max_memory_usage>1000000000</max_memory_usage>
         </readonly>
+        <strict>
+            <readonly>1</readonly>
+            <max_memory_usage>1000000000</max_memory_usage>
+        </strict>
     </profiles>
     <users>
         <admin>
@@ -101,6 +108,12 @@ cat >"$state/users.xml" <<XML
             <profile>readonly</profile>
             <quota>default</quota>
         </reader>
+        <strict>
+            <password_sha256_hex>$(sha256 "$strict_password")</password_sha256_hex>
+            <networks><ip>127.0.0.1</ip></networks>
+            <profile>strict</profile>
+            <quota>default</quota>
+        </strict>
     </users>
     <quotas>
         <default>
@@ -149,5 +162,6 @@ say "clickhouse-server $version listens on 127.0.0.1:$port (pid $pid, state $sta
 {
   echo "export NAO_TEST_CLICKHOUSE_URL=clickhouse://reader:$reader_password@127.0.0.1:$port/default"
   echo "export NAO_TEST_CLICKHOUSE_ADMIN_URL=clickhouse://admin:$admin_password@127.0.0.1:$port/default"
+  echo "export NAO_TEST_CLICKHOUSE_STRICT_URL=clickhouse://strict:$strict_password@127.0.0.1:$port/default"
 } | tee "$state/env.sh"
 chmod 600 "$state/env.sh"

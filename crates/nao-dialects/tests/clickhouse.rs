@@ -591,3 +591,64 @@ async fn an_error_after_rows_is_the_servers_error() {
         })
         .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_that_may_set_nothing_is_capped_and_stopped_by_the_adapter() {
+    let Some((reader, admin)) = urls() else {
+        return;
+    };
+    let Some(strict) = std::env::var("NAO_TEST_CLICKHOUSE_STRICT_URL")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+    else {
+        eprintln!("NAO_TEST_CLICKHOUSE_STRICT_URL is not set: skipping this test");
+        return;
+    };
+    Sandbox::new(&reader, &admin)
+        .await
+        .run(async |test| {
+            create_fixture(test).await;
+            let base = strict.rsplit_once('/').unwrap().0;
+            let db = ClickHouseDialect::open_url("strict", &format!("{base}/{}", test.db))
+                .await
+                .unwrap();
+            // readonly=1 refuses every setting: none is sent, so statements run at all.
+            assert!(!db.sends_readonly() && !db.sends_limits() && !db.reads_arrow());
+            conformance::reads_the_fixture(&db).await;
+            conformance::errors_are_classified(&db).await;
+            let marker = format!("nao_slow_{}", unique());
+            // Table functions are refused in readonly=1, system.numbers is not.
+            let endless = checked(
+                &db,
+                &format!("SELECT number AS {marker} FROM system.numbers"),
+            );
+            let capped = db
+                .query(&endless, &ExecOptions::default().with_max_rows(10))
+                .await
+                .unwrap();
+            assert_eq!(capped.truncation, Some(Truncation::RowCap { cap: 10 }));
+            test.assert_nothing_running(&marker).await;
+            let slow = checked(
+                &db,
+                &format!(
+                    "SELECT sum(number % 7) AS {marker} FROM \
+                     (SELECT number FROM system.numbers LIMIT 1000000000000)"
+                ),
+            );
+            let options = ExecOptions::default().with_timeout(Duration::from_secs(1));
+            let outcome = db.query(&slow, &options).await;
+            assert!(
+                matches!(outcome, Err(DialectError::Timeout { .. })),
+                "{outcome:?}"
+            );
+            // No max_execution_time backs the adapter up here: only its KILL QUERY stops it.
+            test.assert_nothing_running(&marker).await;
+            let write = ReadOnlySql::new_unchecked_allowing_writes(
+                "INSERT INTO nao_conformance (id) VALUES (9)",
+                db.sql_dialect(),
+            );
+            let error = db.query(&write, &ExecOptions::default()).await.unwrap_err();
+            assert_eq!(error.code(), Some("164"), "{error}");
+        })
+        .await;
+}

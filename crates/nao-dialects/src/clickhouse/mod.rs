@@ -88,7 +88,8 @@
 //! whatever it is sent: the adapter reads the user's `readonly` at connect and then stops
 //! sending `readonly` (which such a server refuses); with `readonly=1`, which forbids every
 //! setting, it sends no settings at all, and the caps and the timeout are the pump's alone
-//! (such a user may not be allowed `KILL QUERY` either: prefer `readonly=2`).
+//! (`KILL QUERY` still stops its statements; such a user may call no table function, not even
+//! `numbers()`, so `readonly=2` suits a model better).
 //!
 //! # Untrusted input
 //! A result line is at most the byte cap long (1 MiB at least), nested values and type names
