@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_array::builder::{ArrayBuilder, make_builder};
-use arrow_schema::{Field, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
 use super::escape;
 use super::types::ChType;
@@ -80,7 +80,16 @@ impl BatchBuilder {
         self.schema
             .fields()
             .iter()
-            .map(|f| make_builder(f.data_type(), self.capacity))
+            .map(|f| {
+                // A FixedSizeBinary builder reserves capacity × width bytes at once: a
+                // `FixedString(16777215)` column must grow with its values instead.
+                let capacity = if has_fixed_width(f.data_type()) {
+                    0
+                } else {
+                    self.capacity
+                };
+                make_builder(f.data_type(), capacity)
+            })
             .collect()
     }
 
@@ -138,12 +147,21 @@ impl BatchBuilder {
     }
 }
 
+/// Whether a type holds a `FixedSizeBinary` anywhere.
+fn has_fixed_width(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::FixedSizeBinary(_) => true,
+        DataType::List(field) | DataType::Map(field, _) => has_fixed_width(field.data_type()),
+        DataType::Struct(fields) => fields.iter().any(|f| has_fixed_width(f.data_type())),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use arrow_array::cast::AsArray;
     use arrow_array::types::{Decimal128Type, Int32Type, TimestampSecondType, UInt8Type};
     use arrow_array::{Array, ListArray};
-    use arrow_schema::DataType;
 
     use super::*;
 
@@ -230,6 +248,44 @@ mod tests {
         let tuple = batch.column(2).as_struct();
         assert_eq!(tuple.fields()[0].name(), "a");
         assert_eq!(tuple.column(1).as_string::<i32>().value(1), "r");
+    }
+
+    #[test]
+    fn every_cut_and_every_odd_byte_is_a_row_or_an_error_never_a_panic() {
+        let names = "a\tb\tc\td\te\tf";
+        let types = "Array(Tuple(Nullable(String), Decimal(9, 2)))\tMap(String, Array(DateTime64(3)))\tDateTime(\\'Asia/Tokyo\\')\tFixedString(3)\tNullable(Float64)\tDate";
+        let row: &[u8] = b"[('a\\'b',1.25),(NULL,-3)]\t{'k':['2020-01-01 00:00:00.125']}\t2020-03-29 02:30:00\tab\\0\t-inf\t2020-02-29";
+        let mut good = builder(names, types);
+        good.push_row(row).unwrap();
+        good.finish().unwrap();
+        let odd = [
+            b'\\', b'\'', b'[', b']', b'(', b')', b'{', b'}', b',', b':', b'\t', b'N', b'-', b'.',
+            0xff, b'9',
+        ];
+        for cut in 0..row.len() {
+            let mut b = builder(names, types);
+            let _ = b.push_row(&row[..cut]);
+            for byte in odd {
+                let mut mutated = row.to_vec();
+                mutated[cut] = byte;
+                let mut b = builder(names, types);
+                if b.push_row(&mutated).is_ok() {
+                    // A row that was accepted makes a valid batch.
+                    assert_eq!(b.finish().unwrap().num_rows(), 1);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_huge_fixed_string_reserves_nothing_up_front() {
+        let mut b = builder("f", "FixedString(16777215)");
+        b.push_row(b"x").unwrap();
+        let batch = b.finish().unwrap();
+        assert_eq!(
+            batch.column(0).as_fixed_size_binary().value_length(),
+            16_777_215
+        );
     }
 
     #[test]

@@ -302,7 +302,11 @@ impl Parser<'_> {
                 if !self.eat(b'(') {
                     return None;
                 }
-                let n = i32::try_from(self.number()?).ok()?;
+                // ClickHouse's own bound (MAX_FIXEDSTRING_SIZE): a larger width is not a
+                // server's, and would make each value that large.
+                let n = i32::try_from(self.number()?)
+                    .ok()
+                    .filter(|n| *n <= 0xFF_FFFF)?;
                 if !self.eat(b')') {
                     return None;
                 }
@@ -480,6 +484,7 @@ mod tests {
             Some(ChType::String)
         );
         assert_eq!(ChType::parse("Decimal128(40)"), None);
+        assert_eq!(ChType::parse("FixedString(16777216)"), None);
         assert_eq!(ChType::parse("Array(UInt8"), None);
         assert_eq!(ChType::parse("UInt8 junk"), None);
     }
