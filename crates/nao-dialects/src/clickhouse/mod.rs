@@ -71,6 +71,15 @@
 //! chrono-tz; the hour repeated when clocks go back is read as its earlier instant (the text
 //! cannot say which). Old servers write day 0 as `0000-00-00`: it is read as 1970-01-01.
 //!
+//! # Catalogue
+//! `list_tables` reads `system.tables` of the filter's database (the schema; else the URL's),
+//! temporary tables left out, with the pattern applied as everywhere; the engine names the
+//! kind (`View`, `MaterializedView`; `Distributed`, `Merge`, `Dictionary` and the external
+//! engines are "other"). `describe_table` reads `system.columns` in the table's column order:
+//! the ClickHouse type as written (`Nullable(String)`, `DateTime('Asia/Tokyo')`), nullable
+//! exactly when it is `Nullable(…)`, and the column's comment. Table comments come from
+//! `system.tables.comment` on servers that have it (21.x and later; 18.16 has none).
+//!
 //! # Errors
 //! The code of `Code: N` in the body (and the `X-ClickHouse-Exception-Code` header of servers
 //! since 19.x) picks the [`DialectError`](nao_core::DialectError) kind, and is kept as its
