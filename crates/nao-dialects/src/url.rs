@@ -12,7 +12,7 @@ use crate::EngineLimits;
 pub enum OpenError {
     /// The URL's scheme names no adapter nao-rs has.
     #[error(
-        "unknown database URL scheme {scheme:?}; use sqlite://, duckdb://, postgres://, mysql://, flightsql:// or sc://"
+        "unknown database URL scheme {scheme:?}; use sqlite://, duckdb://, postgres://, mysql://, flightsql://, sc:// or clickhouse://"
     )]
     UnknownScheme {
         /// The scheme given.
@@ -119,8 +119,8 @@ impl OpenOptions {
 
 /// Opens a read-only adapter from a URL, naming it `name` (its `database_id`):
 /// `sqlite:///path/to.db`, `sqlite::memory:`, `duckdb:///path/to.duckdb`, `duckdb::memory:`,
-/// `postgres://user@host:5432/db`, `mysql://user@host:3306/db`, `flightsql://host:port`. The
-/// same as [`open_with`] and
+/// `postgres://user@host:5432/db`, `mysql://user@host:3306/db`, `flightsql://host:port`,
+/// `sc://host:port`, `clickhouse://user@host:8123/db`. The same as [`open_with`] and
 /// the default [`OpenOptions`]: a privileged server role is refused.
 ///
 /// # Errors
@@ -157,6 +157,7 @@ pub async fn open_with(
         "mysql" | "mariadb" => open_mysql(name, url, options).await,
         "flightsql" | "flightsql+tls" => open_flight_sql(name, url).await,
         "sc" => open_spark_connect(name, url).await,
+        "clickhouse" | "clickhouses" => open_clickhouse(name, url).await,
         _ => Err(OpenError::UnknownScheme {
             scheme: printable_scheme(&scheme),
         }),
@@ -374,6 +375,27 @@ async fn open_spark_connect(_name: &str, _url: &str) -> Result<Arc<dyn Dialect>,
     Err(OpenError::FeatureDisabled {
         scheme: "sc".into(),
         feature: "spark-connect",
+    })
+}
+
+#[cfg(feature = "clickhouse")]
+async fn open_clickhouse(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    let config =
+        crate::clickhouse::ClickHouseConfig::from_url(url).map_err(|e| OpenError::InvalidUrl {
+            message: e.to_string(),
+        })?;
+    let dialect = crate::clickhouse::ClickHouseDialect::connect(name, &config).await?;
+    Ok(Arc::new(dialect))
+}
+
+#[cfg(not(feature = "clickhouse"))]
+async fn open_clickhouse(_name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    let scheme = url
+        .split_once(':')
+        .map_or("clickhouse", |(scheme, _)| scheme);
+    Err(OpenError::FeatureDisabled {
+        scheme: printable_scheme(&scheme.to_ascii_lowercase()),
+        feature: "clickhouse",
     })
 }
 
