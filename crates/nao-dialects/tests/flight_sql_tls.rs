@@ -1,6 +1,6 @@
 //! The Flight SQL adapter over TLS with a private CA, against a real server: Sail
 //! (`NAO_TEST_FLIGHT_SQL_URL`) serves plain gRPC only (neither Sail 0.7 nor roapi 0.12 serves
-//! TLS), so each test puts a TLS endpoint of its own in front of it (rustls, ALPN `h2`, a
+//! TLS), so each test puts a TLS endpoint of its own in front of it ([`TlsFront`]: ALPN `h2`, a
 //! server certificate for 127.0.0.1 signed by a CA the test makes) and relays the decrypted
 //! bytes to Sail. The adapter sees what it would see in front of a TLS server.
 //!
@@ -10,18 +10,11 @@
 
 mod support;
 
-use std::net::SocketAddr;
-use std::sync::Arc;
-
 use nao_core::guard::{Policy, check};
 use nao_core::{Dialect, DialectExt, ExecOptions};
 use nao_dialects::flight_sql::FlightSqlDialect;
-use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
 use support::temp_dir::TestDir;
-use tokio::net::{TcpListener, TcpStream};
-use tokio_rustls::TlsAcceptor;
-use tokio_rustls::rustls::ServerConfig;
-use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use support::tls_front::TlsFront;
 
 /// Sail's address (`host:port`), or `None` with the reason printed.
 fn sail() -> Option<String> {
@@ -40,62 +33,10 @@ fn sail() -> Option<String> {
     Some(rest.split(['?', '/']).next().unwrap().to_owned())
 }
 
-/// A TLS endpoint in front of `upstream`: its address, and the PEM of the CA that signed its
-/// certificate (for 127.0.0.1 only).
-struct TlsFront {
-    address: SocketAddr,
-    ca_pem: String,
-}
-
-impl TlsFront {
-    async fn start(upstream: String) -> TlsFront {
-        let ca_key = KeyPair::generate().unwrap();
-        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-        let issuer = Issuer::new(ca_params, ca_key);
-        let server_key = KeyPair::generate().unwrap();
-        let server_cert = CertificateParams::new(vec!["127.0.0.1".to_owned()])
-            .unwrap()
-            .signed_by(&server_key, &issuer)
-            .unwrap();
-        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(server_key.serialize_der()));
-        let chain = vec![CertificateDer::from(server_cert.der().to_vec())];
-        let mut config = ServerConfig::builder()
-            .with_no_client_auth()
-            .with_single_cert(chain, key)
-            .unwrap();
-        config.alpn_protocols = vec![b"h2".to_vec()];
-        let acceptor = TlsAcceptor::from(Arc::new(config));
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap();
-        tokio::spawn(async move {
-            while let Ok((client, _)) = listener.accept().await {
-                let acceptor = acceptor.clone();
-                let upstream = upstream.clone();
-                tokio::spawn(async move {
-                    // A client that fails the handshake (the point of some tests) just ends.
-                    let Ok(mut client) = acceptor.accept(client).await else {
-                        return;
-                    };
-                    let Ok(mut server) = TcpStream::connect(&upstream).await else {
-                        return;
-                    };
-                    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
-                });
-            }
-        });
-        TlsFront {
-            address,
-            ca_pem: ca_cert.pem(),
-        }
-    }
-}
-
 #[tokio::test]
 async fn tls_with_a_private_ca_reaches_the_server() {
     let Some(upstream) = sail() else { return };
-    let front = TlsFront::start(upstream).await;
+    let front = TlsFront::start(upstream, b"h2").await;
     let dir = TestDir::new("flight-tls");
     let ca = dir.path("ca.pem");
     std::fs::write(&ca, &front.ca_pem).unwrap();
@@ -118,7 +59,7 @@ async fn tls_with_a_private_ca_reaches_the_server() {
 #[tokio::test]
 async fn a_certificate_from_another_ca_is_refused() {
     let Some(upstream) = sail() else { return };
-    let front = TlsFront::start(upstream).await;
+    let front = TlsFront::start(upstream, b"h2").await;
     let unrelated = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/unrelated-ca.pem"
@@ -147,7 +88,7 @@ async fn a_certificate_from_another_ca_is_refused() {
 #[tokio::test]
 async fn plain_grpc_to_a_tls_endpoint_fails_without_hanging() {
     let Some(upstream) = sail() else { return };
-    let front = TlsFront::start(upstream).await;
+    let front = TlsFront::start(upstream, b"h2").await;
     let url = format!("flightsql://{}?dialect=spark", front.address);
     let outcome = tokio::time::timeout(
         std::time::Duration::from_secs(60),

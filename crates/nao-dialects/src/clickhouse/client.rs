@@ -88,15 +88,17 @@ impl HttpClient {
     /// A client for the server of `config` (no request is sent yet).
     pub(crate) fn new(database: &str, config: &ClickHouseConfig) -> Result<Self, DialectError> {
         install_crypto_provider();
-        let client = Client::builder()
+        let mut builder = Client::builder()
             .connect_timeout(config.connect_timeout)
-            .no_proxy()
-            .build()
-            .map_err(|e| DialectError::Connection {
-                database: database.to_owned(),
-                message: format!("could not build the HTTP client: {e}"),
-                source: None,
-            })?;
+            .no_proxy();
+        if let Some(path) = &config.tls_ca {
+            builder = builder.tls_certs_only(private_ca(database, path)?);
+        }
+        let client = builder.build().map_err(|e| DialectError::Connection {
+            database: database.to_owned(),
+            message: format!("could not build the HTTP client: {e}"),
+            source: None,
+        })?;
         let mut random = [0_u8; 6];
         getrandom::fill(&mut random).map_err(|e| DialectError::Connection {
             database: database.to_owned(),
@@ -289,6 +291,33 @@ async fn read_capped(mut response: Response, max: usize) -> Result<Vec<u8>, reqw
         }
     }
     Ok(body)
+}
+
+/// The certificates of the PEM file at `path` (read once, when the adapter connects).
+fn private_ca(
+    database: &str,
+    path: &std::path::Path,
+) -> Result<Vec<reqwest::Certificate>, DialectError> {
+    let failed = |message: String| DialectError::Connection {
+        database: database.to_owned(),
+        message,
+        source: None,
+    };
+    let pem = std::fs::read(path)
+        .map_err(|e| failed(format!("cannot read the CA file {}: {e}", path.display())))?;
+    let certificates = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+        failed(format!(
+            "the CA file {} holds no PEM certificate: {e}",
+            path.display()
+        ))
+    })?;
+    if certificates.is_empty() {
+        return Err(failed(format!(
+            "the CA file {} holds no PEM certificate",
+            path.display()
+        )));
+    }
+    Ok(certificates)
 }
 
 /// reqwest is built without a default crypto provider (to avoid aws-lc); install ring's as

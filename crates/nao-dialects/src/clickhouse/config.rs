@@ -2,6 +2,7 @@
 //! code.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// A ClickHouse server's HTTP interface and the credentials to use on it. Built with
@@ -16,6 +17,9 @@ pub struct ClickHouseConfig {
     pub port: u16,
     /// Whether to speak HTTPS (`clickhouses://`).
     pub tls: bool,
+    /// A private CA (a PEM file, read when the adapter connects) to trust instead of the
+    /// system's roots, for HTTPS (`?tls_ca=/path/ca.pem`).
+    pub tls_ca: Option<PathBuf>,
     /// The user (`default` when the URL names none).
     pub user: String,
     /// The password (empty: none).
@@ -32,6 +36,7 @@ impl fmt::Debug for ClickHouseConfig {
             .field("host", &self.host)
             .field("port", &self.port)
             .field("tls", &self.tls)
+            .field("tls_ca", &self.tls_ca)
             .field("user", &self.user)
             .field("password", &"<redacted>")
             .field("database", &self.database)
@@ -60,8 +65,11 @@ pub enum ClickHouseUrlError {
     #[error("the path must be one database name, as in clickhouse://host:8123/analytics")]
     Database,
     /// A query parameter the adapter does not know.
-    #[error("unknown URL parameter {0:?} (none are supported)")]
+    #[error("unknown URL parameter {0:?} (tls_ca= is the only one)")]
     Parameter(String),
+    /// `tls_ca=` on a plain HTTP URL.
+    #[error("tls_ca= needs HTTPS: use clickhouses://")]
+    CaWithoutTls,
 }
 
 impl ClickHouseConfig {
@@ -72,6 +80,7 @@ impl ClickHouseConfig {
             host: host.into(),
             port,
             tls: false,
+            tls_ca: None,
             user: "default".to_owned(),
             password: String::new(),
             database: "default".to_owned(),
@@ -130,8 +139,12 @@ impl ClickHouseConfig {
             }
             config.database = database;
         }
-        if let Some((name, _)) = url.query_pairs().next() {
-            return Err(ClickHouseUrlError::Parameter(name.into_owned()));
+        for (name, value) in url.query_pairs() {
+            match name.as_ref() {
+                "tls_ca" if tls => config.tls_ca = Some(PathBuf::from(value.into_owned())),
+                "tls_ca" => return Err(ClickHouseUrlError::CaWithoutTls),
+                _ => return Err(ClickHouseUrlError::Parameter(name.into_owned())),
+            }
         }
         Ok(config)
     }
@@ -215,6 +228,19 @@ mod tests {
         }
         let ok = ClickHouseConfig::from_url("clickhouse://u:hunter2@h/a").unwrap();
         assert!(!format!("{ok:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn a_private_ca_needs_https() {
+        let https = ClickHouseConfig::from_url("clickhouses://h/a?tls_ca=/etc/nao/ca.pem").unwrap();
+        assert_eq!(
+            https.tls_ca.as_deref(),
+            Some(std::path::Path::new("/etc/nao/ca.pem"))
+        );
+        assert_eq!(
+            ClickHouseConfig::from_url("clickhouse://h/a?tls_ca=/etc/nao/ca.pem"),
+            Err(ClickHouseUrlError::CaWithoutTls)
+        );
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //!
 //! # URLs and credentials
 //! [`ClickHouseConfig::from_url`] reads `clickhouse://user:password@host:port/database`
-//! (HTTP, port 8123 by default) and `clickhouses://…` (HTTPS, port 8443, the system's roots).
+//! (HTTP, port 8123 by default) and `clickhouses://…` (HTTPS, port 8443, the system's roots,
+//! or a private CA with `?tls_ca=/path/ca.pem`).
 //! The credentials go in an `Authorization: Basic` header (never in the URL of a request);
 //! no error, log line or `Debug` output repeats the password.
 //!

@@ -11,6 +11,7 @@ pub(crate) mod mysql;
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
 pub(crate) mod temp_dir;
+pub(crate) mod tls_front;
 
 use std::fmt::Debug;
 use std::future::Future;
