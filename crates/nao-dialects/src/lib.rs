@@ -44,6 +44,7 @@
 //! | `flight-sql` | `flight_sql` | Arrow Flight SQL servers (Sail, roapi, Dremio, …), TLS on rustls | `flightsql://host:port`, `flightsql+tls://…` |
 //! | `spark-connect` | `spark_connect` | Spark Connect: Apache Spark, Databricks Connect, Sail; TLS on rustls | `sc://host:port/;session_id=…;token=…` |
 //! | `clickhouse` | `clickhouse` | ClickHouse over its HTTP interface, TLS on rustls | `clickhouse://user:pass@host:8123/db`, `clickhouses://…` |
+//! | `adbc` | `adbc` | any ADBC driver loaded at run time: PostgreSQL, SQLite, Flight SQL, Snowflake, BigQuery, … | `adbc:postgresql://…`, `adbc:sqlite:<path>`, `adbc:snowflake://…` (`adbc::AdbcConfig` for any driver) |
 //!
 //! [`open`] picks the adapter by the URL's scheme and says which feature to enable when it is
 //! off. Each adapter module documents its read-only layers, its type mapping to Arrow, how it
@@ -62,6 +63,8 @@
 //! - `story_store` (with `sqlite`): a durable story store on SQLite.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "adbc")]
+pub mod adbc;
 #[cfg(feature = "clickhouse")]
 pub mod clickhouse;
 #[cfg(feature = "conformance")]
