@@ -106,6 +106,189 @@ mod postgres {
         numeric_arrives_as_exact_text(&pg).await;
         every_check_but_the_decimal_type(&pg, &Profile::portable()).await;
     }
+
+    /// Statements of the role that the server is still running.
+    async fn active(sandbox: &Sandbox) -> i64 {
+        sandbox
+            .admin
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE usename = $1 AND state = 'active'",
+                &[&sandbox.role],
+            )
+            .await
+            .unwrap()
+            .get(0)
+    }
+
+    /// Waits (five seconds at most) for the role to run nothing; what is still running.
+    async fn settled(sandbox: &Sandbox) -> i64 {
+        for _ in 0..100 {
+            if active(sandbox).await == 0 {
+                return 0;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        active(sandbox).await
+    }
+
+    fn checked(pg: &AdbcDialect, sql: &str) -> ReadOnlySql {
+        nao_core::guard::check(sql, pg.sql_dialect(), &nao_core::guard::Policy::default()).unwrap()
+    }
+
+    /// `AdbcStatementCancel` from the watcher ends the query on the server, for a timeout, a
+    /// cancelled token and a result cut at the row cap alike.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn stopped_statements_stop_on_the_server() {
+        let Some(sandbox) = sandbox("adbc_stop").await else {
+            return;
+        };
+        let pg = AdbcDialect::open_url("adbc_pg", &adbc_url(&sandbox))
+            .await
+            .unwrap();
+        let slow = checked(&pg, &conformance::slow_sql());
+
+        let timed_out = pg
+            .query(
+                &slow,
+                &ExecOptions::default().with_timeout(Duration::from_millis(500)),
+            )
+            .await;
+        assert!(
+            matches!(timed_out, Err(DialectError::Timeout { .. })),
+            "{timed_out:?}"
+        );
+        assert_eq!(settled(&sandbox).await, 0, "the timed-out query still runs");
+
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let options = ExecOptions::default().with_cancel(cancel.clone());
+        let running = tokio::spawn({
+            let slow = slow.clone();
+            let pg = AdbcDialect::open_url("adbc_pg2", &adbc_url(&sandbox))
+                .await
+                .unwrap();
+            async move { pg.query(&slow, &options).await.map(|r| r.row_count) }
+        });
+        // Cancel once the server runs it.
+        for _ in 0..100 {
+            if active(&sandbox).await > 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(active(&sandbox).await, 1, "the slow query runs");
+        cancel.cancel();
+        let cancelled = running.await.unwrap();
+        assert!(
+            matches!(cancelled, Err(DialectError::Cancelled { .. })),
+            "{cancelled:?}"
+        );
+        assert_eq!(settled(&sandbox).await, 0, "the cancelled query still runs");
+
+        let many = checked(&pg, &conformance::million_rows_sql());
+        let capped = pg
+            .query(&many, &ExecOptions::default().with_max_rows(10))
+            .await
+            .unwrap();
+        assert_eq!(capped.row_count, 10);
+        assert_eq!(settled(&sandbox).await, 0, "the capped query still runs");
+        // The connections serve the next statement.
+        let again = checked(&pg, "SELECT count(*) AS n FROM nao_conformance");
+        assert_eq!(
+            pg.query(&again, &ExecOptions::default())
+                .await
+                .unwrap()
+                .row_count,
+            1
+        );
+    }
+
+    /// The driver's SQLSTATEs become kinds and codes; the session refuses writes itself.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn errors_keep_their_sqlstate() {
+        let Some(sandbox) = sandbox("adbc_errors").await else {
+            return;
+        };
+        let pg = AdbcDialect::open_url("adbc_pg", &adbc_url(&sandbox))
+            .await
+            .unwrap();
+        conformance::errors_carry_kind_and_code(
+            &pg,
+            &[
+                (
+                    "INSERT INTO nao_conformance (id) VALUES (9)",
+                    "permission",
+                    "25006",
+                ),
+                (
+                    "CREATE TABLE nao_adbc_created (x int)",
+                    "permission",
+                    "25006",
+                ),
+                ("SELECT * FROM no_such_table", "unknown_object", "42P01"),
+                (
+                    "SELECT no_such_column FROM nao_conformance",
+                    "unknown_object",
+                    "42703",
+                ),
+                ("SELEC 1", "syntax", "42601"),
+            ],
+        )
+        .await;
+    }
+
+    /// Column comments come from the driver's `remarks`; types from its type names.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn columns_carry_comments_and_types() {
+        let Some(sandbox) = sandbox("adbc_comments").await else {
+            return;
+        };
+        sandbox
+            .admin("COMMENT ON COLUMN nao_conformance.name IS 'who bought it'")
+            .await;
+        let pg = AdbcDialect::open_url("adbc_pg", &adbc_url(&sandbox))
+            .await
+            .unwrap();
+        let schema = pg
+            .describe_table(&nao_core::TableRef::parse("nao_conformance"))
+            .await
+            .unwrap();
+        let columns: Vec<(&str, &str, bool, Option<&str>)> = schema
+            .columns
+            .iter()
+            .map(|c| {
+                (
+                    c.name.as_str(),
+                    c.engine_type.as_str(),
+                    c.nullable,
+                    c.comment.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            columns,
+            [
+                ("id", "int4", false, None),
+                ("name", "varchar", true, Some("who bought it")),
+                ("amount", "numeric", true, None),
+            ]
+        );
+        assert_eq!(
+            schema.table.schema.as_deref(),
+            Some(sandbox.schema.as_str())
+        );
+    }
+
+    /// A server that is not there is a connection error naming the driver and the endpoint,
+    /// without the URL's password.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_unreachable_server_is_a_clear_error() {
+        if driver_dir().is_none() {
+            return;
+        }
+        let url = "adbc:postgresql://nao:pg-secret-321@127.0.0.1:9/test?connect_timeout=5";
+        let config = AdbcConfig::from_url(url).unwrap();
+        super::unreachable(&config, "127.0.0.1:9", &["pg-secret-321"]).await;
+    }
 }
 
 /// The suite's checks ([`conformance::run_all_with`]) but for the one type check a driver
