@@ -1,8 +1,10 @@
 //! The ADBC adapter through the Apache Arrow ADBC drivers that `scripts/adbc/fetch-drivers.sh`
 //! fetches (`NAO_ADBC_DRIVER_DIR`): the conformance suite through the PostgreSQL driver on
 //! `NAO_TEST_POSTGRES_URL` (a sandbox schema and a least-privilege read-only role of the
-//! test's own) and through the SQLite driver on a fixture file; the Snowflake and BigQuery
-//! drivers load, take every option the URL maps, and fail to connect with a clear error.
+//! test's own) and through the SQLite driver on a fixture file, and through the Flight SQL
+//! driver on Sail and roapi (`NAO_TEST_FLIGHT_SQL_URL`, `NAO_TEST_ROAPI_FLIGHT_SQL_URL`, as
+//! `scripts/engines/start.sh` prints them); the Snowflake and BigQuery drivers load, take every
+//! option the URL maps, and fail to connect with a clear error.
 //!
 //! Without `NAO_ADBC_DRIVER_DIR` (or the server's variable) the tests say so and pass.
 #![cfg(feature = "adbc")]
@@ -506,4 +508,102 @@ fn a_driver_that_is_nowhere_is_a_clear_error() {
         error.contains("nao_no_such_driver") && error.contains("fetch-drivers.sh"),
         "{error}"
     );
+}
+
+/// The Flight SQL servers `scripts/engines/start.sh` starts (Sail, roapi), each as an `adbc:`
+/// URL with its variable.
+fn flight_sql_servers() -> Vec<(&'static str, String)> {
+    let mut found = Vec::new();
+    if driver_dir().is_none() {
+        return found;
+    }
+    for var in ["NAO_TEST_FLIGHT_SQL_URL", "NAO_TEST_ROAPI_FLIGHT_SQL_URL"] {
+        match std::env::var(var) {
+            Ok(url) if !url.is_empty() => found.push((var, format!("adbc:{url}"))),
+            _ => eprintln!(
+                "{var} is not set: skipping that server (scripts/engines/start.sh sets it)"
+            ),
+        }
+    }
+    found
+}
+
+/// Sail's `range(n)` yields `id`, roapi's (DataFusion) `value`; roapi computes slower, runs on
+/// after a cancellation and reports every Parquet column nullable. Neither refuses writes.
+fn flight_sql_profile(var: &str) -> Profile {
+    if var.contains("ROAPI") {
+        Profile::range_function("value")
+            .without_engine_write_refusal()
+            .with_slow_sql(
+                "SELECT sum((a.value * b.value) % 7) AS s FROM range(30000) a CROSS JOIN range(10000) b",
+            )
+            .without_not_null()
+    } else {
+        Profile::range_function("id").without_engine_write_refusal()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conformance_through_the_flight_sql_driver() {
+    for (var, url) in flight_sql_servers() {
+        let server = AdbcDialect::open_url("adbc_flight", &url)
+            .await
+            .unwrap_or_else(|e| panic!("{var}: {e}"));
+        let profile = flight_sql_profile(var);
+        if var.contains("ROAPI") {
+            roapi_checks(&server, &profile).await;
+        } else {
+            conformance::run_all_with(&server, &profile).await;
+            sail_runs_no_job(&server).await;
+        }
+    }
+}
+
+/// The suite on roapi through the ADBC Flight SQL driver, but for the empty result: the driver
+/// takes a result's schema from the `FlightInfo`, and roapi sends an empty one there (its
+/// schema travels with the batches, and an empty result has none), so an empty result has no
+/// columns. The native Flight SQL adapter reads it from the prepared statement instead.
+async fn roapi_checks(server: &AdbcDialect, profile: &Profile) {
+    conformance::reads_the_fixture(server).await;
+    conformance::row_cap_marks_truncation(server, profile).await;
+    conformance::timeout_stops_a_slow_query(server, profile).await;
+    conformance::cancellation_stops_a_slow_query(server, profile).await;
+    conformance::writes_are_refused(server, profile).await;
+    conformance::introspection_lists_and_describes(server, profile).await;
+    conformance::errors_are_classified(server).await;
+    conformance::dropping_the_stream_stops_the_query(server, profile).await;
+    let empty = nao_core::guard::check(
+        "SELECT id, name FROM nao_conformance WHERE id < 0",
+        server.sql_dialect(),
+        &nao_core::guard::Policy::default(),
+    )
+    .unwrap();
+    let result = server.query(&empty, &ExecOptions::default()).await.unwrap();
+    assert_eq!((result.row_count, result.schema.fields().len()), (0, 0));
+}
+
+/// After the suite's timeouts, cancellations and dropped streams, Sail runs no job of them
+/// (`system.execution.jobs`; the query asking is one job itself). The job is cancelled as Sail
+/// notices its stream gone: polled for a few seconds.
+async fn sail_runs_no_job(server: &AdbcDialect) {
+    use arrow_array::cast::AsArray;
+    let sql = nao_core::guard::check(
+        "SELECT count(*) AS running FROM system.execution.jobs WHERE status = 'RUNNING'",
+        server.sql_dialect(),
+        &nao_core::guard::Policy::default(),
+    )
+    .unwrap();
+    let mut running = 0;
+    for _ in 0..50 {
+        let result = server.query(&sql, &ExecOptions::default()).await.unwrap();
+        running = result.batches[0]
+            .column(0)
+            .as_primitive::<arrow_array::types::Int64Type>()
+            .value(0);
+        if running <= 1 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("Sail still runs {} jobs of stopped statements", running - 1);
 }

@@ -6,17 +6,23 @@
 //! here); [`TableFilter`] is applied here, case-insensitively. Columns carry the driver's
 //! `xdbc_type_name`, `xdbc_nullable` and `remarks` (the column comment: PostgreSQL's driver
 //! fills it from `pg_description`) where it gives them; a column without a type name gets its
-//! Arrow type from `AdbcConnectionGetTableSchema`. ADBC has no table comments.
+//! Arrow type from `AdbcConnectionGetTableSchema`; PostgreSQL's driver gives no nullability,
+//! which the standard `information_schema.columns` then gives. ADBC has no table comments.
+//! A driver or server without `GetObjects` (Sail behind the Flight SQL driver) is read through
+//! SQL instead (`sql_catalog`).
 
 use adbc_core::Optionable as _;
-use adbc_core::error::Error;
+use adbc_core::error::{Error, Status};
 use adbc_core::options::{ObjectDepth, OptionConnection};
 use adbc_core::{Connection as _, Statement as _};
 use adbc_driver_manager::ManagedConnection;
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::DataType;
+use nao_core::guard::SqlDialect;
 use nao_core::{ColumnInfo, TableFilter, TableInfo, TableKind, TableRef, TableSchema};
+
+use super::sql_catalog;
 
 /// Schemas of the engines' own catalogues, never listed.
 const SYSTEM_SCHEMAS: [&str; 4] = ["information_schema", "pg_catalog", "pg_toast", "sys"];
@@ -39,10 +45,15 @@ pub(super) struct Column {
 
 /// The tables `filter` lets through, sorted by schema and name (blocking).
 pub(super) fn list_tables(
-    connection: &ManagedConnection,
+    connection: &mut ManagedConnection,
     filter: &TableFilter,
 ) -> Result<Vec<TableInfo>, Error> {
-    let listed = objects(connection, ObjectDepth::Tables, None)?;
+    let listed = match objects(connection, ObjectDepth::Tables, None) {
+        Err(error) if falls_back(&error) => {
+            sql_catalog::show_tables(connection).map_err(|_| error)?
+        }
+        other => other?,
+    };
     let mut tables: Vec<TableInfo> = listed
         .into_iter()
         .filter(|t| {
@@ -63,8 +74,30 @@ pub(super) fn list_tables(
 pub(super) fn describe_table(
     connection: &mut ManagedConnection,
     table: &TableRef,
+    dialect: SqlDialect,
 ) -> Result<Option<TableSchema>, Error> {
-    let listed = objects(connection, ObjectDepth::All, Some(&table.name))?;
+    let listed = match objects(connection, ObjectDepth::All, Some(&table.name)) {
+        Err(error) if falls_back(&error) => {
+            let mut listed = sql_catalog::show_tables(connection).map_err(|_| error)?;
+            listed.retain(|t| t.name.eq_ignore_ascii_case(&table.name));
+            for found in &mut listed {
+                let found_ref = TableRef {
+                    schema: found.schema.clone(),
+                    name: found.name.clone(),
+                };
+                found.columns = sql_catalog::result_columns(connection, &found_ref, dialect)?
+                    .into_iter()
+                    .map(|info| Column {
+                        info,
+                        type_known: true,
+                        nullable_known: true,
+                    })
+                    .collect();
+            }
+            listed
+        }
+        other => other?,
+    };
     let in_schema = |t: &&Listed| match (&table.schema, &t.schema) {
         (None, _) => true,
         (Some(want), Some(have)) => want.eq_ignore_ascii_case(have),
@@ -121,6 +154,20 @@ pub(super) fn describe_table(
     }
     let columns = columns.into_iter().map(|c| c.info).collect();
     Ok(Some(TableSchema::new(found_ref, columns)))
+}
+
+/// Whether a failed `GetObjects` is worth reading through SQL instead: the server does not
+/// implement it (Sail) or answers it malformed (roapi's `GetDbSchemas` schema); not when the
+/// connection or the credentials failed.
+fn falls_back(error: &Error) -> bool {
+    !matches!(
+        error.status,
+        Status::IO
+            | Status::Unauthenticated
+            | Status::Unauthorized
+            | Status::Cancelled
+            | Status::Timeout
+    )
 }
 
 /// `(column, nullable)` of `table` from `information_schema.columns` (SQL standard: PostgreSQL,
@@ -293,7 +340,7 @@ fn integer(column: Option<&ArrayRef>, row: usize) -> Option<i64> {
     }
 }
 
-fn table_kind(kind: &str) -> TableKind {
+pub(super) fn table_kind(kind: &str) -> TableKind {
     let kind = kind.to_ascii_lowercase();
     if kind.contains("materialized") {
         TableKind::MaterializedView

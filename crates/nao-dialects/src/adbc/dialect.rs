@@ -216,8 +216,9 @@ impl Dialect for AdbcDialect {
 
     async fn describe_table(&self, table: &TableRef) -> Result<TableSchema, DialectError> {
         let wanted = table.clone();
+        let dialect = self.dialect;
         let found = self
-            .on_connection(move |c| catalog::describe_table(c, &wanted))
+            .on_connection(move |c| catalog::describe_table(c, &wanted, dialect))
             .await?;
         found.ok_or_else(|| DialectError::UnknownObject {
             database: self.name.to_string(),

@@ -17,7 +17,7 @@ use super::secrets::Secrets;
 const MAX_MESSAGE: usize = 4_096;
 
 /// Phrases with which engines say a name does not resolve, compared in lower case.
-const UNKNOWN_OBJECT: [&str; 7] = [
+const UNKNOWN_OBJECT: [&str; 12] = [
     "no such table",
     "no such column",
     "does not exist",
@@ -25,10 +25,24 @@ const UNKNOWN_OBJECT: [&str; 7] = [
     "unknown table",
     "unknown column",
     "invalid identifier",
+    "cannot resolve",
+    "cannot be resolved",
+    "cannot be found",
+    "missing from the schema",
+    "no field named",
 ];
 
+/// The vendor code ADBC 1.1 drivers set to say "the error has details", not a vendor's code.
+const VENDOR_CODE_PRIVATE_DATA: i32 = i32::MIN;
+
 /// Phrases of a statement the engine could not parse.
-const SYNTAX: [&str; 3] = ["syntax error", "parse error", "parser error"];
+const SYNTAX: [&str; 5] = [
+    "syntax error",
+    "parse error",
+    "parser error",
+    "parsererror",
+    "sql error",
+];
 
 /// Phrases of a write refused by a read-only session or file.
 const READ_ONLY: [&str; 4] = [
@@ -52,7 +66,7 @@ impl ErrorContext<'_> {
         let sqlstate = sqlstate(error);
         let code = sqlstate.clone().or_else(|| {
             Some(match error.vendor_code {
-                0 => format!("adbc:{:?}", error.status),
+                0 | VENDOR_CODE_PRIVATE_DATA => format!("adbc:{:?}", error.status),
                 vendor => format!("adbc:{:?}:{vendor}", error.status),
             })
         });
@@ -308,6 +322,24 @@ mod tests {
         assert_eq!(
             kind(Status::NotImplemented, "", "GetObjects").0,
             "unsupported"
+        );
+        assert_eq!(
+            kind(
+                Status::Internal,
+                "",
+                "analysis error: attribute x is missing from the schema: cannot resolve attribute"
+            )
+            .0,
+            "unknown_object"
+        );
+        assert_eq!(
+            kind(
+                Status::Internal,
+                "",
+                "Error building plan: SQL error: ParserError(\"Expected: an SQL statement\")"
+            )
+            .0,
+            "syntax"
         );
         assert_eq!(
             kind(Status::Internal, "", "boom"),
