@@ -12,7 +12,7 @@ use crate::EngineLimits;
 pub enum OpenError {
     /// The URL's scheme names no adapter nao-rs has.
     #[error(
-        "unknown database URL scheme {scheme:?}; use sqlite://, duckdb://, postgres://, mysql://, flightsql://, sc:// or clickhouse://"
+        "unknown database URL scheme {scheme:?}; use sqlite://, duckdb://, postgres://, mysql://, flightsql://, sc://, clickhouse:// or adbc:"
     )]
     UnknownScheme {
         /// The scheme given.
@@ -120,7 +120,8 @@ impl OpenOptions {
 /// Opens a read-only adapter from a URL, naming it `name` (its `database_id`):
 /// `sqlite:///path/to.db`, `sqlite::memory:`, `duckdb:///path/to.duckdb`, `duckdb::memory:`,
 /// `postgres://user@host:5432/db`, `mysql://user@host:3306/db`, `flightsql://host:port`,
-/// `sc://host:port`, `clickhouse://user@host:8123/db`. The same as [`open_with`] and
+/// `sc://host:port`, `clickhouse://user@host:8123/db`, `adbc:postgresql://…` (any ADBC
+/// driver). The same as [`open_with`] and
 /// the default [`OpenOptions`]: a privileged server role is refused.
 ///
 /// # Errors
@@ -158,6 +159,7 @@ pub async fn open_with(
         "flightsql" | "flightsql+tls" => open_flight_sql(name, url).await,
         "sc" => open_spark_connect(name, url).await,
         "clickhouse" | "clickhouses" => open_clickhouse(name, url).await,
+        "adbc" => open_adbc(name, url).await,
         _ => Err(OpenError::UnknownScheme {
             scheme: printable_scheme(&scheme),
         }),
@@ -396,6 +398,24 @@ async fn open_clickhouse(_name: &str, url: &str) -> Result<Arc<dyn Dialect>, Ope
     Err(OpenError::FeatureDisabled {
         scheme: printable_scheme(&scheme.to_ascii_lowercase()),
         feature: "clickhouse",
+    })
+}
+
+#[cfg(feature = "adbc")]
+async fn open_adbc(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    let config = crate::adbc::AdbcConfig::from_url(url).map_err(|e| OpenError::InvalidUrl {
+        message: e.to_string(),
+    })?;
+    Ok(Arc::new(
+        crate::adbc::AdbcDialect::connect(name, &config).await?,
+    ))
+}
+
+#[cfg(not(feature = "adbc"))]
+async fn open_adbc(_name: &str, _url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+    Err(OpenError::FeatureDisabled {
+        scheme: "adbc".to_owned(),
+        feature: "adbc",
     })
 }
 
