@@ -65,6 +65,8 @@
 
 #[cfg(feature = "adbc")]
 pub mod adbc;
+#[cfg(any(feature = "flight-sql", feature = "adbc"))]
+mod attribute_calls;
 #[cfg(feature = "clickhouse")]
 pub mod clickhouse;
 #[cfg(feature = "conformance")]

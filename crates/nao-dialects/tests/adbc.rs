@@ -109,6 +109,60 @@ mod postgres {
         every_check_but_the_decimal_type(&pg, &Profile::portable()).await;
     }
 
+    /// Attribute notation (PostgreSQL runs `c.touch` as `touch(c)` when `c` has no column
+    /// `touch`) is refused unless the catalogue proves the name a column, as the native adapter
+    /// does; through ADBC the adapter's own catalogue is the proof.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn attribute_calls_are_refused_unless_proven_columns() {
+        let Some(sandbox) = sandbox("adbc_attr").await else {
+            return;
+        };
+        let schema = &sandbox.schema;
+        sandbox
+            .admin(&format!(
+                "CREATE FUNCTION {schema}.touch(r {schema}.nao_conformance) RETURNS text \
+                 LANGUAGE sql AS $$ SELECT 'called' $$"
+            ))
+            .await;
+        // The class is real: the server runs the notation as a call.
+        let called: String = sandbox
+            .admin
+            .query_one(
+                &format!("SELECT c.touch FROM {schema}.nao_conformance c LIMIT 1"),
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(called, "called");
+        let pg = AdbcDialect::open_url("adbc_attr", &adbc_url(&sandbox))
+            .await
+            .unwrap();
+        let call = checked(&pg, "SELECT c.touch FROM nao_conformance c");
+        assert!(!call.attribute_refs().is_empty(), "the guard lists c.touch");
+        let error = pg.query(&call, &ExecOptions::default()).await.unwrap_err();
+        assert_eq!(error.kind_code(), "permission", "{error}");
+        assert!(error.to_string().contains("touch"), "{error}");
+        // A relation the guard cannot name: refused because a function `touch` exists...
+        let hidden = checked(&pg, "SELECT x.touch FROM (SELECT * FROM nao_conformance) x");
+        let error = pg
+            .query(&hidden, &ExecOptions::default())
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind_code(), "permission", "{error}");
+        // ...while names that are columns, or that no function has, run (as the native adapter
+        // decides: `x.name` there is refused too, since pg_catalog has a function `name`).
+        let column = checked(&pg, "SELECT c.name FROM nao_conformance c");
+        let rows = pg.query(&column, &ExecOptions::default()).await.unwrap();
+        assert_eq!(rows.row_count, 3);
+        let derived = checked(
+            &pg,
+            "SELECT x.amount FROM (SELECT * FROM nao_conformance) x",
+        );
+        let rows = pg.query(&derived, &ExecOptions::default()).await.unwrap();
+        assert_eq!(rows.row_count, 3);
+    }
+
     /// Statements of the role that the server is still running.
     async fn active(sandbox: &Sandbox) -> i64 {
         sandbox

@@ -209,6 +209,39 @@ async fn statements_are_prepared_where_the_server_prepares_them() {
     }
 }
 
+/// On servers of a generic SQL dialect (roapi), which the guard treats as possibly running
+/// `o.name` as `name(o)`, a qualified name must be a column of its table in the catalogue.
+#[tokio::test]
+async fn qualified_names_must_be_columns_on_generic_servers() {
+    for (var, url) in servers() {
+        let dialect = open(var, &url).await;
+        if !dialect.sql_dialect().calls_functions_through_attributes() {
+            eprintln!(
+                "{var}: {:?} calls no function through attributes",
+                dialect.sql_dialect()
+            );
+            continue;
+        }
+        let column = checked(&dialect, "SELECT o.status FROM orders o");
+        assert!(!column.attribute_refs().is_empty(), "{var}");
+        let rows = dialect
+            .query(&column, &ExecOptions::default())
+            .await
+            .unwrap();
+        assert!(rows.row_count > 0, "{var}");
+        let call = checked(&dialect, "SELECT o.touch FROM orders o");
+        let error = dialect
+            .query(&call, &ExecOptions::default())
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind_code(), "unknown_object", "{var}: {error}");
+        assert!(
+            error.to_string().contains("no column touch"),
+            "{var}: {error}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn the_adapter_passes_the_conformance_suite() {
     for (var, url) in servers() {

@@ -200,6 +200,7 @@ impl Dialect for AdbcDialect {
         sql: &ReadOnlySql,
         options: &ExecOptions,
     ) -> Result<BatchStream, DialectError> {
+        crate::attribute_calls::prove_columns(self, sql).await?;
         let job = Job {
             database: Arc::clone(&self.name),
             secrets: self.secrets.clone(),

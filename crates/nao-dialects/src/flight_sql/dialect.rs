@@ -114,6 +114,7 @@ impl Dialect for FlightSqlDialect {
         sql: &ReadOnlySql,
         options: &ExecOptions,
     ) -> Result<BatchStream, DialectError> {
+        crate::attribute_calls::prove_columns(self, sql).await?;
         stream::execute(
             Arc::clone(&self.connection),
             Arc::clone(&self.name),
