@@ -67,6 +67,12 @@
 pub mod adbc;
 #[cfg(any(feature = "flight-sql", feature = "adbc"))]
 mod attribute_calls;
+#[cfg(any(
+    feature = "flight-sql",
+    feature = "spark-connect",
+    feature = "clickhouse"
+))]
+mod catalog_bound;
 #[cfg(feature = "clickhouse")]
 pub mod clickhouse;
 #[cfg(feature = "conformance")]

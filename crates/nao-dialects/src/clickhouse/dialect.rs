@@ -169,21 +169,6 @@ impl ClickHouseDialect {
             table_comments: self.table_comments,
         }
     }
-
-    /// A catalogue call, stopped after the default statement timeout.
-    async fn bounded<T>(
-        &self,
-        call: impl Future<Output = Result<T, DialectError>>,
-    ) -> Result<T, DialectError> {
-        tokio::time::timeout(DEFAULT_TIMEOUT, call)
-            .await
-            .unwrap_or_else(|_| {
-                Err(DialectError::Timeout {
-                    database: self.name.to_string(),
-                    limit: DEFAULT_TIMEOUT,
-                })
-            })
-    }
 }
 
 #[async_trait]
@@ -213,10 +198,10 @@ impl Dialect for ClickHouseDialect {
     }
 
     async fn list_tables(&self, filter: &TableFilter) -> Result<Vec<TableInfo>, DialectError> {
-        self.bounded(self.catalog().list_tables(filter)).await
+        crate::catalog_bound::bounded(&self.name, self.catalog().list_tables(filter)).await
     }
 
     async fn describe_table(&self, table: &TableRef) -> Result<TableSchema, DialectError> {
-        self.bounded(self.catalog().describe_table(table)).await
+        crate::catalog_bound::bounded(&self.name, self.catalog().describe_table(table)).await
     }
 }

@@ -6,8 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use nao_core::guard::{ReadOnlySql, SqlDialect};
 use nao_core::{
-    BatchStream, DEFAULT_TIMEOUT, Dialect, DialectError, ExecOptions, TableFilter, TableInfo,
-    TableRef, TableSchema,
+    BatchStream, Dialect, DialectError, ExecOptions, TableFilter, TableInfo, TableRef, TableSchema,
 };
 
 use super::catalog::Catalog;
@@ -126,11 +125,11 @@ impl Dialect for FlightSqlDialect {
     }
 
     async fn list_tables(&self, filter: &TableFilter) -> Result<Vec<TableInfo>, DialectError> {
-        self.bounded(self.catalog().list_tables(filter)).await
+        crate::catalog_bound::bounded(&self.name, self.catalog().list_tables(filter)).await
     }
 
     async fn describe_table(&self, table: &TableRef) -> Result<TableSchema, DialectError> {
-        self.bounded(self.catalog().describe_table(table)).await
+        crate::catalog_bound::bounded(&self.name, self.catalog().describe_table(table)).await
     }
 }
 
@@ -141,21 +140,5 @@ impl FlightSqlDialect {
             database: &self.name,
             dialect: self.dialect,
         }
-    }
-
-    /// A catalogue call, stopped after the default statement timeout: a server that never
-    /// answers must not hang the tool that asked.
-    async fn bounded<T>(
-        &self,
-        call: impl Future<Output = Result<T, DialectError>>,
-    ) -> Result<T, DialectError> {
-        tokio::time::timeout(DEFAULT_TIMEOUT, call)
-            .await
-            .unwrap_or_else(|_| {
-                Err(DialectError::Timeout {
-                    database: self.name.to_string(),
-                    limit: DEFAULT_TIMEOUT,
-                })
-            })
     }
 }
