@@ -19,32 +19,15 @@ mod support;
 
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::Duration;
 
-use nao::core::{Databases, Dialect, Settings, ToolCall, ToolContext, tools};
 use nao::dialects::adbc::api::{Connection as _, Database as _, Statement as _};
 use nao::dialects::adbc::{AdbcConfig, AdbcDialect};
 use nao::dialects::postgres::{PostgresDialect, driver as pg};
-use serde_json::json;
 use support::interleaved;
+use support::tool::execute_sql;
 
 const ROWS: u64 = 100_000;
 const ROUNDS: usize = 9;
-
-fn context(database: Arc<dyn Dialect>) -> ToolContext {
-    let settings = Settings::default()
-        .with_max_rows(ROWS)
-        .with_timeout(Duration::from_secs(300));
-    ToolContext::new(Databases::new().with(database)).with_settings(settings)
-}
-
-async fn execute_sql(ctx: &ToolContext, sql: &str) -> u64 {
-    let call = ToolCall::new("bench", "execute_sql", json!({ "sql_query": sql }));
-    let result = tools::sql_tools().call(&call, ctx).await;
-    assert!(!result.is_error, "{}", result.content);
-    black_box(result.content.len());
-    result.row_count.unwrap_or(0)
-}
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {
@@ -90,8 +73,8 @@ fn main() {
     let adbc = rt
         .block_on(AdbcDialect::open_url("pg", &adbc_url))
         .expect("adbc adapter");
-    let native_ctx = context(Arc::new(native));
-    let adbc_ctx = context(Arc::new(adbc));
+    let native_ctx = support::tool::context(Arc::new(native), ROWS);
+    let adbc_ctx = support::tool::context(Arc::new(adbc), ROWS);
     // The driver alone: one connection, the query's Arrow stream collected.
     let config = AdbcConfig::from_url(&adbc_url).unwrap();
     let (_driver, database) = config.open_database("raw").expect("adbc driver");

@@ -21,30 +21,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use nao::core::{Databases, Dialect, Settings, ToolCall, ToolContext, tools};
 use nao::dialects::OpenOptions;
 use nao::dialects::mysql::{MySqlDialect, driver as mysql};
 use nao::dialects::postgres::{PostgresDialect, driver as pg};
-use serde_json::json;
 use support::interleaved;
+use support::tool::execute_sql;
 
 const ROWS: u64 = 100_000;
 const ROUNDS: usize = 9;
-
-fn context(database: Arc<dyn Dialect>) -> ToolContext {
-    let settings = Settings::default()
-        .with_max_rows(ROWS)
-        .with_timeout(Duration::from_secs(300));
-    ToolContext::new(Databases::new().with(database)).with_settings(settings)
-}
-
-async fn execute_sql(ctx: &ToolContext, sql: &str) -> u64 {
-    let call = ToolCall::new("bench", "execute_sql", json!({ "sql_query": sql }));
-    let result = tools::sql_tools().call(&call, ctx).await;
-    assert!(!result.is_error, "{}", result.content);
-    black_box(result.content.len());
-    result.row_count.unwrap_or(0)
-}
 
 fn report(server: &str, ours: Duration, collected: Duration, streamed: Duration) {
     println!(
@@ -79,7 +63,7 @@ fn postgres(rt: &tokio::runtime::Runtime, url: &str) {
             &format!("{url}{sep}sslmode=disable&allow_privileged=true"),
         ))
         .expect("postgres adapter");
-    let ctx = context(Arc::new(dialect));
+    let ctx = support::tool::context(Arc::new(dialect), ROWS);
     // The same adapter over TLS (`require`), to show what encryption costs on this link.
     let tls = rt
         .block_on(PostgresDialect::open_url(
@@ -87,7 +71,7 @@ fn postgres(rt: &tokio::runtime::Runtime, url: &str) {
             &format!("{url}{sep}sslmode=require&allow_privileged=true"),
         ))
         .expect("postgres adapter over TLS");
-    let tls_ctx = context(Arc::new(tls));
+    let tls_ctx = support::tool::context(Arc::new(tls), ROWS);
     let (raw_client, raw_connection) = rt
         .block_on(pg::connect(url, pg::NoTls))
         .expect("raw client");
@@ -150,7 +134,7 @@ fn mysql(rt: &tokio::runtime::Runtime, url: &str) {
             &OpenOptions::new().allow_privileged(true),
         ))
         .expect("mysql adapter");
-    let ctx = context(Arc::new(dialect));
+    let ctx = support::tool::context(Arc::new(dialect), ROWS);
     let raw = rt.block_on(pool.get_conn()).expect("raw connection");
     let raw = std::cell::RefCell::new(raw);
     let medians = interleaved(

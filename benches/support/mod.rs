@@ -4,6 +4,8 @@ use std::time::{Duration, Instant};
 
 #[allow(dead_code)] // Only the memory benches use it.
 pub(crate) mod rss;
+#[allow(dead_code)] // Only the server benches use it.
+pub(crate) mod tool;
 
 /// The median of the samples.
 pub(crate) fn median(mut samples: Vec<Duration>) -> Duration {
