@@ -16,6 +16,8 @@
 #![cfg(feature = "spark-connect")]
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
+mod support;
+
 use std::time::Duration;
 
 /// One test at a time on the servers (see the module docs).
@@ -286,6 +288,22 @@ fn profile(var: &str) -> Profile {
 /// does, Apache Spark does not (see [`profile`]).
 fn reports_not_null(var: &str) -> bool {
     var != "NAO_TEST_APACHE_SPARK_CONNECT_URL"
+}
+
+/// Values of every kind of type read back exactly (decimal, timestamps without and with a zone,
+/// date, list, struct, map, binary, NULL).
+#[tokio::test]
+async fn types_round_trip() {
+    let _turn = TURN.lock().await;
+    for (var, url) in servers() {
+        let dialect = open(var, &url).await;
+        let sql = checked(&dialect, support::spark_types::SQL);
+        let result = dialect
+            .query(&sql, &ExecOptions::default())
+            .await
+            .unwrap_or_else(|e| panic!("{var}: {e}"));
+        support::spark_types::check(var, &result);
+    }
 }
 
 #[tokio::test]

@@ -10,6 +10,8 @@
 pub(crate) mod mysql;
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
+#[cfg(any(feature = "flight-sql", feature = "spark-connect"))]
+pub(crate) mod spark_types;
 pub(crate) mod temp_dir;
 pub(crate) mod tls_front;
 
