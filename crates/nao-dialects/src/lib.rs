@@ -100,6 +100,12 @@ pub mod sqlite;
 #[cfg(feature = "sqlite")]
 pub mod story_store;
 mod url;
+#[cfg(any(
+    feature = "postgres",
+    feature = "clickhouse",
+    feature = "spark-connect"
+))]
+mod uuid_text;
 
 pub use engine_limits::{EngineLimits, Isolation, Spill};
 pub use url::{OpenError, OpenOptions, open, open_with};

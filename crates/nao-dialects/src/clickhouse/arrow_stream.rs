@@ -213,7 +213,7 @@ fn fix_column(column: &ArrayRef, fix: &Fix) -> Result<ArrayRef, String> {
                         let mut bytes = [0_u8; 16];
                         bytes.copy_from_slice(a.value(i));
                         if matches!(fix, Fix::Uuid) {
-                            uuid_text(&bytes)
+                            crate::uuid_text::uuid_text(&bytes)
                         } else {
                             Ipv6Addr::from(bytes).to_string()
                         }
@@ -223,19 +223,6 @@ fn fix_column(column: &ArrayRef, fix: &Fix) -> Result<ArrayRef, String> {
             Arc::new(text)
         }
     })
-}
-
-/// `01234567-89ab-cdef-0123-456789abcdef`.
-fn uuid_text(bytes: &[u8; 16]) -> String {
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..]
-    )
 }
 
 #[cfg(test)]

@@ -91,17 +91,9 @@ fn utf8(raw: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(raw).map_err(|_| "text that is not valid UTF-8".to_owned())
 }
 
-/// The canonical text of a UUID: `8-4-4-4-12` lowercase hex digits.
+/// The canonical text of a UUID sent as 16 bytes.
 fn uuid_text(raw: &[u8]) -> Result<String, String> {
-    let bytes: [u8; 16] = fixed(raw)?;
-    let mut out = String::with_capacity(36);
-    for (i, byte) in bytes.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            out.push('-');
-        }
-        out.push_str(&format!("{byte:02x}"));
-    }
-    Ok(out)
+    Ok(crate::uuid_text::uuid_text(&fixed(raw)?))
 }
 
 impl ColumnBuilder {
