@@ -281,9 +281,12 @@ fn profile(var: &str) -> Profile {
         profile
     } else {
         // Apache Spark: ten times the slow work (3 * 10^10 products, minutes), see
-        // `nothing_left_running`.
+        // `nothing_left_running`, in 600 short tasks: a task notices that its job was
+        // cancelled only between rows of its input, so in two long tasks it kept both cores
+        // busy for a minute after its job had ended (and every later query timed out).
         profile.without_not_null().with_slow_sql(
-            "SELECT sum((a.id * b.id) % 7) AS s FROM range(3000000) a CROSS JOIN range(10000) b",
+            "SELECT sum((a.id * b.id) % 7) AS s \
+             FROM range(0, 3000000, 1, 600) a CROSS JOIN range(10000) b",
         )
     }
 }
@@ -327,7 +330,9 @@ async fn the_adapter_passes_the_conformance_suite() {
 
 /// Checks that the server runs no job of ours once a statement stopped, through its own view
 /// of its jobs: Sail lists them in `system.execution.jobs` (the query asking is one of them),
-/// Apache Spark in its web UI's REST API (`NAO_TEST_APACHE_SPARK_UI_URL`). The job is
+/// Apache Spark in its web UI's REST API (`NAO_TEST_APACHE_SPARK_UI_URL`): no running job and
+/// no active task (a cancelled job is marked ended at once; its tasks run on until they
+/// notice). The job is
 /// cancelled as the server handles the interrupt: this polls for up to five seconds on Sail
 /// (whose slow query takes about 18 s, so a job left running is still seen), and up to thirty on
 /// Apache Spark, which marks a job ended only once each of its running tasks has noticed the
@@ -348,7 +353,7 @@ async fn nothing_left_running(var: &str, dialect: &SparkConnectDialect) {
                 );
                 return;
             };
-            spark_ui::running_jobs(&ui).await
+            spark_ui::running_jobs_and_tasks(&ui).await
         } else {
             sail_running_jobs(dialect).await.saturating_sub(1)
         };
@@ -357,7 +362,7 @@ async fn nothing_left_running(var: &str, dialect: &SparkConnectDialect) {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("{var}: {running} jobs still run after the statement stopped");
+    panic!("{var}: {running} jobs or tasks still run after the statement stopped");
 }
 
 /// The jobs Sail runs, the one asking included.
@@ -380,8 +385,9 @@ async fn sail_running_jobs(dialect: &SparkConnectDialect) -> i64 {
 mod spark_ui {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    /// The number of running jobs of the UI's application (a Spark Connect server runs one).
-    pub(super) async fn running_jobs(ui: &str) -> i64 {
+    /// The running jobs and active tasks of the UI's application (a Spark Connect server runs
+    /// one), together.
+    pub(super) async fn running_jobs_and_tasks(ui: &str) -> i64 {
         let apps = get(ui, "/api/v1/applications").await;
         let app = apps[0]["id"]
             .as_str()
@@ -394,7 +400,18 @@ mod spark_ui {
         let jobs = jobs
             .as_array()
             .unwrap_or_else(|| panic!("Spark's UI answered no job list: {jobs}"));
-        i64::try_from(jobs.len()).unwrap_or(i64::MAX)
+        let executors = get(ui, &format!("/api/v1/applications/{app}/executors")).await;
+        let tasks: i64 = executors
+            .as_array()
+            .unwrap_or_else(|| panic!("Spark's UI answered no executor list: {executors}"))
+            .iter()
+            .map(|executor| {
+                executor["activeTasks"]
+                    .as_i64()
+                    .unwrap_or_else(|| panic!("an executor without activeTasks: {executor}"))
+            })
+            .sum();
+        i64::try_from(jobs.len()).unwrap_or(i64::MAX) + tasks
     }
 
     async fn get(ui: &str, path: &str) -> serde_json::Value {
