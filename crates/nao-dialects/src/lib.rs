@@ -89,6 +89,8 @@ mod grpc_errors;
 pub mod mysql;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 mod oversize;
+#[cfg(any(feature = "postgres", feature = "adbc"))]
+mod pg_privileges;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod pump;

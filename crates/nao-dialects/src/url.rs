@@ -42,8 +42,8 @@ pub enum OpenError {
 /// How [`open_with`] opens a server database: the role it reads as, and whether a privileged
 /// role is accepted.
 ///
-/// Server adapters (PostgreSQL, MySQL/MariaDB) inspect their own privileges when they open
-/// and refuse a role that could do more than read (a superuser, file access, signalling other
+/// Server adapters (PostgreSQL, also through ADBC, and MySQL/MariaDB) inspect their own
+/// privileges when they open and refuse a role that could do more than read (a superuser, file access, signalling other
 /// sessions, any write grant), naming each privilege and giving the SQL for a read-only role.
 /// [`allow_privileged`](Self::allow_privileged) is the host insisting; [`set_role`](Self::set_role)
 /// is the safe path: switch to a read-only role on every connection, and check that role.
@@ -159,7 +159,7 @@ pub async fn open_with(
         "flightsql" | "flightsql+tls" => open_flight_sql(name, url).await,
         "sc" => open_spark_connect(name, url).await,
         "clickhouse" | "clickhouses" => open_clickhouse(name, url).await,
-        "adbc" => open_adbc(name, url).await,
+        "adbc" => open_adbc(name, url, options).await,
         _ => Err(OpenError::UnknownScheme {
             scheme: printable_scheme(&scheme),
         }),
@@ -401,18 +401,33 @@ async fn open_clickhouse(_name: &str, url: &str) -> Result<Arc<dyn Dialect>, Ope
     })
 }
 
+/// Opens an `adbc:` URL; its `allow_privileged=` and `set_role=` win over `options`.
 #[cfg(feature = "adbc")]
-async fn open_adbc(name: &str, url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
-    let config = crate::adbc::AdbcConfig::from_url(url).map_err(|e| OpenError::InvalidUrl {
+async fn open_adbc(
+    name: &str,
+    url: &str,
+    options: &OpenOptions,
+) -> Result<Arc<dyn Dialect>, OpenError> {
+    let mut config = crate::adbc::AdbcConfig::from_url(url).map_err(|e| OpenError::InvalidUrl {
         message: e.to_string(),
     })?;
+    if !config.said_allow_privileged() {
+        config = config.with_allow_privileged(options.allows_privileged());
+    }
+    if let (None, Some(role)) = (&config.role, options.role()) {
+        config = config.with_role(role);
+    }
     Ok(Arc::new(
         crate::adbc::AdbcDialect::connect(name, &config).await?,
     ))
 }
 
 #[cfg(not(feature = "adbc"))]
-async fn open_adbc(_name: &str, _url: &str) -> Result<Arc<dyn Dialect>, OpenError> {
+async fn open_adbc(
+    _name: &str,
+    _url: &str,
+    _options: &OpenOptions,
+) -> Result<Arc<dyn Dialect>, OpenError> {
     Err(OpenError::FeatureDisabled {
         scheme: "adbc".to_owned(),
         feature: "adbc",

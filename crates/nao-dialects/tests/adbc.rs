@@ -389,6 +389,26 @@ async fn conformance_through_the_sqlite_driver() {
     assert_eq!(dir.snapshot(), before, "the file is unchanged");
 }
 
+/// `set_role` is PostgreSQL's `SET ROLE`: on a vendor without it the adapter refuses to open
+/// rather than ignore a role the host meant statements to run as.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn set_role_on_a_vendor_without_roles_is_refused() {
+    if driver_dir().is_none() {
+        return;
+    }
+    let dir = support::temp_dir::TestDir::new("adbc-sqlite-role");
+    let path = sqlite_fixture(&dir);
+    let url = format!("adbc:sqlite:{}?set_role=nao_reader", path.display());
+    let error = AdbcDialect::open_url("adbc_sqlite", &url)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, DialectError::Connection { .. })
+            && error.to_string().contains("set_role is for PostgreSQL"),
+        "{error:?}"
+    );
+}
+
 /// The SQLite driver (1.13) answers `AdbcStatementCancel` with NotImplemented: a stopped
 /// statement runs on its thread until SQLite is done with it. The suite's slow query (ten
 /// billion steps) would outlive the test, so SQLite's counts to thirty million (seconds).

@@ -65,14 +65,42 @@ async fn current_user(db: &dyn Dialect) -> String {
         .to_owned()
 }
 
+/// Whether the ADBC PostgreSQL driver can be loaded here: the `adbc` feature and
+/// `NAO_ADBC_DRIVER_DIR` (set by `scripts/adbc/fetch-drivers.sh`, as `.ci/run` does).
+fn adbc_available() -> bool {
+    let dir = std::env::var("NAO_ADBC_DRIVER_DIR").unwrap_or_default();
+    if cfg!(feature = "adbc") && !dir.is_empty() {
+        return true;
+    }
+    eprintln!(
+        "skipping the ADBC leg: it needs the adbc feature and NAO_ADBC_DRIVER_DIR \
+         (eval \"$(scripts/adbc/fetch-drivers.sh)\")"
+    );
+    false
+}
+
+/// Opens `url` (a `postgres://` URL, nao's parameters included) through every client of this
+/// build, each of which must refuse it with the same message: the native adapter, and the
+/// ADBC PostgreSQL driver (`adbc:` + `url`) where [`adbc_available`]. Gate 3 holds whichever
+/// client opens the connection.
+async fn refused_by_every_client(url: &str, context: &str) -> String {
+    let message = refused(PostgresDialect::open_url("pg", url).await, context);
+    if adbc_available() {
+        let through_adbc = match nao_dialects::open("pg", &format!("adbc:{url}")).await {
+            Err(OpenError::Dialect(error)) => refused(Err::<(), _>(error), context),
+            Err(other) => panic!("{context} (ADBC): expected a refusal, got {other:?}"),
+            Ok(db) => panic!("{context} (ADBC): opened a privileged connection: {db:?}"),
+        };
+        assert_eq!(through_adbc, message, "{context}: ADBC's refusal differs");
+    }
+    message
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_superuser_is_refused_with_the_privilege_and_the_sql() {
     let Some(url) = server_url() else { return };
     let sandbox = Sandbox::new(&url, "super", ITEMS).await;
-    let message = refused(
-        PostgresDialect::open_url("pg", &sandbox.admin_url("")).await,
-        "superuser",
-    );
+    let message = refused_by_every_client(&sandbox.admin_url(""), "superuser").await;
     for expected in [
         "SUPERUSER",
         "CREATE ROLE nao_reader LOGIN PASSWORD '<choose a password>';",
@@ -117,19 +145,37 @@ async fn the_opt_in_opens_the_superuser() {
         .unwrap();
     assert_eq!(current_user(&*by_url).await, admin_user);
     // The URL wins over the options: `false` there refuses even with the option set.
-    let vetoed = nao_dialects::open_with(
-        "pg",
-        &sandbox.admin_url("&allow_privileged=false"),
-        &options,
-    )
-    .await;
-    assert!(
-        matches!(
-            vetoed,
-            Err(OpenError::Dialect(DialectError::Permission { .. }))
-        ),
-        "{vetoed:?}"
-    );
+    let mut clients = vec![""];
+    if adbc_available() {
+        clients.push("adbc:");
+        let by_option =
+            nao_dialects::open_with("pg", &format!("adbc:{}", sandbox.admin_url("")), &options)
+                .await
+                .unwrap();
+        assert_eq!(current_user(&*by_option).await, admin_user);
+        let by_url = nao_dialects::open(
+            "pg",
+            &format!("adbc:{}", sandbox.admin_url("&allow_privileged=true")),
+        )
+        .await
+        .unwrap();
+        assert_eq!(current_user(&*by_url).await, admin_user);
+    }
+    for client in clients {
+        let vetoed = nao_dialects::open_with(
+            "pg",
+            &format!("{client}{}", sandbox.admin_url("&allow_privileged=false")),
+            &options,
+        )
+        .await;
+        assert!(
+            matches!(
+                vetoed,
+                Err(OpenError::Dialect(DialectError::Permission { .. }))
+            ),
+            "{client}: {vetoed:?}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -215,10 +261,7 @@ async fn each_privileged_attribute_and_role_alone_is_refused() {
     for (label, grant, named) in &cases {
         let role = sandbox.reader(label).await;
         sandbox.admin(&grant.replace("{role}", &role)).await;
-        let message = refused(
-            PostgresDialect::open_url("pg", &sandbox.url_as(&role, "")).await,
-            grant,
-        );
+        let message = refused_by_every_client(&sandbox.url_as(&role, ""), grant).await;
         assert!(
             message.contains(named),
             "{grant}: {named} not named in {message}"
@@ -241,10 +284,7 @@ async fn membership_counts_when_inherited_and_when_not() {
              GRANT {middle} TO {role}; ALTER ROLE {role} NOINHERIT;"
         ))
         .await;
-    let message = refused(
-        PostgresDialect::open_url("pg", &sandbox.url_as(&role, "")).await,
-        "indirect membership",
-    );
+    let message = refused_by_every_client(&sandbox.url_as(&role, ""), "indirect membership").await;
     assert!(message.contains("pg_signal_backend"), "{message}");
 }
 
@@ -319,10 +359,7 @@ async fn each_write_privilege_alone_is_refused_naming_the_object() {
         let role = sandbox.reader(label).await;
         let grant = grant.replace("{role}", &role);
         sandbox.admin(&grant).await;
-        let message = refused(
-            PostgresDialect::open_url("pg", &sandbox.url_as(&role, "")).await,
-            &grant,
-        );
+        let message = refused_by_every_client(&sandbox.url_as(&role, ""), &grant).await;
         assert!(
             message.contains(named),
             "{grant}: {named:?} not named in {message}"
@@ -348,10 +385,7 @@ async fn many_writable_tables_are_counted_not_listed() {
             "GRANT INSERT ON ALL TABLES IN SCHEMA {schema} TO {role}"
         ))
         .await;
-    let message = refused(
-        PostgresDialect::open_url("pg", &sandbox.url_as(&role, "")).await,
-        "many tables",
-    );
+    let message = refused_by_every_client(&sandbox.url_as(&role, ""), "many tables").await;
     assert!(
         message.contains(&format!("INSERT on {schema}.items")),
         "{message}"
@@ -375,6 +409,19 @@ async fn set_role_reads_as_the_role_and_statements_cannot_undo_it() {
         .await
         .unwrap();
     assert_eq!(current_user(&*by_url).await, role);
+    if adbc_available() {
+        let params = format!("&set_role={role}");
+        let by_adbc = nao_dialects::open("pg", &format!("adbc:{}", sandbox.admin_url(&params)))
+            .await
+            .unwrap();
+        assert_eq!(current_user(&*by_adbc).await, role, "ADBC");
+        let options = OpenOptions::new().set_role(role.clone());
+        let by_options =
+            nao_dialects::open_with("pg", &format!("adbc:{}", sandbox.admin_url("")), &options)
+                .await
+                .unwrap();
+        assert_eq!(current_user(&*by_options).await, role, "ADBC with options");
+    }
     let options = OpenOptions::new().set_role(role.clone());
     let db = PostgresDialect::open_url_with("pg", &sandbox.admin_url(""), &options)
         .await
@@ -442,20 +489,14 @@ async fn set_role_to_a_privileged_role_is_refused() {
         ))
         .await;
     // The login alone is a member of the writer, so it is refused as well...
-    let message = refused(
-        PostgresDialect::open_url("pg", &sandbox.url_as(&login, "")).await,
-        "member of a writer",
-    );
+    let message = refused_by_every_client(&sandbox.url_as(&login, ""), "member of a writer").await;
     assert!(message.contains("INSERT on"), "{message}");
     // ...and switching to the writer is refused: the check runs as the role.
-    let message = refused(
-        PostgresDialect::open_url(
-            "pg",
-            &sandbox.url_as(&login, &format!("&set_role={writer}")),
-        )
-        .await,
+    let message = refused_by_every_client(
+        &sandbox.url_as(&login, &format!("&set_role={writer}")),
         "set_role to a writer",
-    );
+    )
+    .await;
     assert!(message.contains(&writer), "{message}");
     assert!(message.contains("INSERT on"), "{message}");
 }
@@ -513,6 +554,16 @@ async fn no_password_in_any_output() {
         }
         if let Err(error) = PostgresDialect::open_url("pg", url).await {
             assert_secret_absent(url, &error);
+        }
+    }
+    // The same URLs through the ADBC PostgreSQL driver (libpq reads them there).
+    if adbc_available() {
+        for url in failing.iter().filter(|u| u.starts_with("postgres")) {
+            let adbc_url = format!("adbc:{url}");
+            match nao_dialects::open("pg", &adbc_url).await {
+                Err(error) => assert_secret_absent(&adbc_url, &error),
+                Ok(db) => panic!("{adbc_url}: expected a failure, opened {db:?}"),
+            }
         }
     }
     let opening = [

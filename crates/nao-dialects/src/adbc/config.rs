@@ -57,6 +57,11 @@ pub struct AdbcConfig {
     pub max_connections: usize,
     /// Where the database is, without credentials, for error messages (`127.0.0.1:5432`).
     pub endpoint: String,
+    /// A role every new connection switches to after its session statements (`SET ROLE`,
+    /// PostgreSQL), so statements and the privilege check run as it.
+    pub role: Option<String>,
+    /// Whether a login that may do more than read opens; `None`: not said (refused).
+    allow_privileged: Option<bool>,
     secrets: Secrets,
 }
 
@@ -78,6 +83,8 @@ impl fmt::Debug for AdbcConfig {
             .field("session_sql", &self.session_sql)
             .field("max_connections", &self.max_connections)
             .field("endpoint", &self.endpoint)
+            .field("role", &self.role)
+            .field("allow_privileged", &self.allow_privileged)
             .finish()
     }
 }
@@ -96,6 +103,8 @@ impl AdbcConfig {
             dialect: None,
             session_sql: None,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            role: None,
+            allow_privileged: None,
             secrets: Secrets::default(),
         }
     }
@@ -151,6 +160,34 @@ impl AdbcConfig {
     pub fn with_session_sql(mut self, statements: Vec<String>) -> Self {
         self.session_sql = Some(statements);
         self
+    }
+
+    /// Switches every new connection to `role` after its session statements (PostgreSQL's
+    /// `SET ROLE`), so statements and the privilege check run as it: the safe way to use a
+    /// login that may do more than read.
+    #[must_use]
+    pub fn with_role(mut self, role: impl Into<String>) -> Self {
+        self.role = Some(role.into());
+        self
+    }
+
+    /// Opens even when the login may do more than read (a PostgreSQL superuser, write
+    /// grants, …), which is otherwise refused (see the [module docs](super#read-only)). The
+    /// guard and the read-only session still apply, but the role no longer backs them up.
+    #[must_use]
+    pub fn with_allow_privileged(mut self, yes: bool) -> Self {
+        self.allow_privileged = Some(yes);
+        self
+    }
+
+    /// Whether a login that may do more than read opens (false unless allowed).
+    pub fn allows_privileged(&self) -> bool {
+        self.allow_privileged.unwrap_or(false)
+    }
+
+    /// Whether [`with_allow_privileged`](Self::with_allow_privileged) (or the URL) said.
+    pub(crate) fn said_allow_privileged(&self) -> bool {
+        self.allow_privileged.is_some()
     }
 
     /// Opens at most `n` connections at once (at least 1).

@@ -19,7 +19,7 @@ use super::info::DriverInfo;
 use super::pool::Pool;
 use super::secrets::Secrets;
 use super::statement::{self, Job};
-use super::{catalog, driver};
+use super::{catalog, driver, privileges};
 
 /// A database behind an ADBC driver, as a read-only [`Dialect`].
 ///
@@ -160,12 +160,16 @@ fn open(name: Arc<str>, config: &AdbcConfig) -> Result<AdbcDialect, DialectError
         .map_err(|e| context.connection(&what("connecting"), &e))?;
     // A driver that cannot say who it is (or its database) is one of no known vendor.
     let info = DriverInfo::fetch(&first).unwrap_or_default();
-    let session_sql = config
-        .session_sql
-        .clone()
-        .unwrap_or_else(|| info.read_only_session_sql());
+    let session_sql = session_sql(config, &info, &name)?;
     Pool::set_up(&mut first, &session_sql)
         .map_err(|e| context.connection(&what("making the session read-only"), &e))?;
+    // Gate 3 on a connection of its own, set up as every statement's will be.
+    let mut probe = Pool::open_raw(&database, config.connection_options())
+        .map_err(|e| context.connection(&what("connecting"), &e))?;
+    Pool::set_up(&mut probe, &session_sql)
+        .map_err(|e| context.connection(&what("making the session read-only"), &e))?;
+    privileges::check(&mut probe, &info, &context, config.allows_privileged())?;
+    drop(probe);
     let dialect = config.dialect.unwrap_or_else(|| info.sql_dialect());
     let pool = Pool::new(
         database,
@@ -183,6 +187,37 @@ fn open(name: Arc<str>, config: &AdbcConfig) -> Result<AdbcDialect, DialectError
         secrets,
         driver,
     })
+}
+
+/// The statements every new connection runs: the host's or the vendor's read-only session,
+/// then `SET ROLE` when a role is configured (PostgreSQL only: other vendors take a role, if
+/// any, in their own options, e.g. Snowflake's `role=`).
+fn session_sql(
+    config: &AdbcConfig,
+    info: &DriverInfo,
+    name: &str,
+) -> Result<Vec<String>, DialectError> {
+    let mut statements = config
+        .session_sql
+        .clone()
+        .unwrap_or_else(|| info.read_only_session_sql());
+    if let Some(role) = &config.role {
+        if info.sql_dialect() != SqlDialect::Postgres {
+            return Err(DialectError::Connection {
+                database: name.to_owned(),
+                message: format!(
+                    "set_role is for PostgreSQL (SET ROLE); the driver's database is {}: give \
+                     the role in its own options (Snowflake: role=) or connect as it",
+                    info.vendor_name
+                        .as_deref()
+                        .unwrap_or("of an unknown vendor")
+                ),
+                source: None,
+            });
+        }
+        statements.push(crate::pg_privileges::set_role_statement(role));
+    }
+    Ok(statements)
 }
 
 #[async_trait]

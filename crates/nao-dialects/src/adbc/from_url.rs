@@ -20,6 +20,8 @@ struct Common {
     dialect: Option<SqlDialect>,
     pool: Option<usize>,
     driver: Option<String>,
+    role: Option<String>,
+    allow_privileged: Option<bool>,
     options: Vec<(String, String)>,
 }
 
@@ -28,8 +30,10 @@ impl AdbcConfig {
     /// `adbc:flightsql://host:port`, `adbc:flightsql+tls://…`, `adbc:snowflake://…`,
     /// `adbc:bigquery://…` (see the [module docs](super#urls) for what each part becomes).
     /// Every URL may add `dialect=` (the SQL dialect to check statements in), `pool=` (most
-    /// connections), `driver=` (a driver name or path to load instead of the scheme's) and
-    /// `option.<key>=<value>` (any database option, passed to the driver as is).
+    /// connections), `driver=` (a driver name or path to load instead of the scheme's),
+    /// `option.<key>=<value>` (any database option, passed to the driver as is), and the
+    /// privilege settings `set_role=` ([`with_role`](Self::with_role)) and
+    /// `allow_privileged=true` ([`with_allow_privileged`](Self::with_allow_privileged)).
     ///
     /// ```
     /// use nao_dialects::adbc::AdbcConfig;
@@ -78,6 +82,8 @@ fn common(pairs: &mut Vec<(String, String)>) -> Result<Common, AdbcUrlError> {
         dialect: None,
         pool: None,
         driver: None,
+        role: None,
+        allow_privileged: None,
         options: Vec::new(),
     };
     let mut kept = Vec::new();
@@ -98,6 +104,11 @@ fn common(pairs: &mut Vec<(String, String)>) -> Result<Common, AdbcUrlError> {
                 );
             }
             "driver" => found.driver = Some(value),
+            "set_role" => found.role = Some(value),
+            "allow_privileged" => {
+                found.allow_privileged =
+                    Some(crate::url::parse_flag("allow_privileged", &value).map_err(invalid)?);
+            }
             _ => match key.strip_prefix("option.") {
                 Some(option) if !option.is_empty() => found.options.push((option.into(), value)),
                 _ => kept.push((key, value)),
@@ -118,6 +129,12 @@ fn finish(mut config: AdbcConfig, common: Common) -> AdbcConfig {
     }
     if let Some(pool) = common.pool {
         config = config.with_max_connections(pool);
+    }
+    if let Some(role) = common.role {
+        config = config.with_role(role);
+    }
+    if let Some(allow) = common.allow_privileged {
+        config = config.with_allow_privileged(allow);
     }
     for (key, value) in common.options {
         config = config.with_option(key, value);
@@ -155,6 +172,13 @@ fn decoded(text: &str) -> String {
 /// `uri` = the URL without `adbc:` and without nao's parameters (libpq reads the rest).
 fn postgresql(rest: &str) -> Result<AdbcConfig, AdbcUrlError> {
     let mut url = parse(rest)?;
+    // `postgres:user:pw@host` parses as a URL without a host, whose "path" libpq would repeat
+    // in its error, password and all.
+    if !url.has_host() {
+        return Err(invalid(
+            "a PostgreSQL URL needs // and a host after its scheme (adbc:postgresql://host/db)",
+        ));
+    }
     let mut pairs = pairs_of(&url);
     let common = common(&mut pairs)?;
     let mut config = AdbcConfig::new("postgresql");
@@ -362,9 +386,11 @@ mod tests {
     #[test]
     fn postgresql_keeps_libpq_parameters_and_takes_out_nao_ones() {
         let config = AdbcConfig::from_url(
-            "adbc:postgres://reader:p%40ss@db.internal:6543/shop?sslmode=require&dialect=postgres&pool=2&option.adbc.postgresql.batch_size_hint_bytes=65536",
+            "adbc:postgres://reader:p%40ss@db.internal:6543/shop?sslmode=require&dialect=postgres&pool=2&option.adbc.postgresql.batch_size_hint_bytes=65536&set_role=nao%20reader&allow_privileged=false",
         )
         .unwrap();
+        assert_eq!(config.role.as_deref(), Some("nao reader"));
+        assert!(config.said_allow_privileged() && !config.allows_privileged());
         assert_eq!(config.driver, "postgresql");
         assert_eq!(
             option(&config, "uri").as_deref(),
@@ -476,6 +502,15 @@ mod tests {
                 "adbc:postgresql://u:hunter22@h/db?dialect=cobol",
                 "dialect=",
             ),
+            (
+                "adbc:postgresql://u:hunter22@h/db?allow_privileged=perhaps",
+                "allow_privileged must be true or false",
+            ),
+            ("adbc:postgres:u:hunter22@h/db", "needs // and a host"),
+            ("adbc:postgresql:///db?password=hunter22", "needs // and a host"),
+            ("adbc:flightsql:u:hunter22@h:1", "needs a host"),
+            ("adbc:snowflake:u:hunter22@acct/db", "needs an account"),
+            ("adbc:bigquery:u:hunter22@proj", "needs a project"),
         ] {
             let error = AdbcConfig::from_url(url).unwrap_err().to_string();
             assert!(error.contains(says), "{url}: {error}");

@@ -33,8 +33,9 @@
 //!
 //! Every URL also takes `dialect=` (the SQL dialect to check statements in; default: from
 //! the driver's vendor name), `pool=` (most connections, default 4), `driver=` (a driver
-//! name or path instead of the scheme's) and `option.<key>=<value>` (any database option,
-//! passed as is). [`AdbcConfig`] takes any driver and options directly. No error, log line or
+//! name or path instead of the scheme's), `option.<key>=<value>` (any database option,
+//! passed as is), and on PostgreSQL `set_role=` and `allow_privileged=` (see
+//! [Read-only](#read-only)). [`AdbcConfig`] takes any driver and options directly. No error, log line or
 //! `Debug` output repeats a password, token or key: option values under secret-sounding keys
 //! and passwords inside URIs are scrubbed from the driver's messages.
 //!
@@ -78,7 +79,12 @@
 //! host's own ([`AdbcConfig::with_session_sql`]):
 //! - **PostgreSQL**: `SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY` (the driver has
 //!   no read-only option; autocommit transactions are then read-only, writes fail with
-//!   SQLSTATE 25006). Connect as a role that can only read, too.
+//!   SQLSTATE 25006). At open, a login that may do more than read is refused (superuser,
+//!   membership in the file, program or signal roles, any write grant or ownership: the
+//!   native adapter's check and message, run through the driver) unless the host allows it
+//!   (`allow_privileged=true`, [`AdbcConfig::with_allow_privileged`], `OpenOptions`);
+//!   `set_role=<role>` ([`AdbcConfig::with_role`]) switches every connection to a read-only
+//!   role, and the check runs as that role.
 //! - **SQLite**: the file is opened as `file:…?mode=ro` and the session runs
 //!   `PRAGMA query_only = ON`.
 //! - **Flight SQL, Snowflake, BigQuery**: no read-only mode in the driver or the session.
@@ -100,6 +106,7 @@ mod errors;
 mod from_url;
 mod info;
 mod pool;
+mod privileges;
 mod secrets;
 mod sql_catalog;
 mod statement;
