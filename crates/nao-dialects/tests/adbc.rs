@@ -17,7 +17,7 @@ use std::time::Duration;
 use nao_core::guard::{ReadOnlySql, SqlDialect};
 use nao_core::{Dialect, DialectError, DialectExt, ExecOptions};
 use nao_dialects::adbc::{AdbcConfig, AdbcDialect};
-use nao_dialects::conformance::{self, FIXTURE_STATEMENTS, Profile};
+use nao_dialects::conformance::{self, DecimalForm, FIXTURE_STATEMENTS, Profile};
 
 /// The drivers' folder, or `None` (saying so) when the tests skip.
 fn driver_dir() -> Option<String> {
@@ -52,24 +52,17 @@ mod postgres {
         format!("adbc:{}", sandbox.url_as(&sandbox.role, ""))
     }
 
-    /// The fixture reads back with its rows, NULLs and exact amounts, as the driver types them.
-    async fn numeric_arrives_as_exact_text(dialect: &AdbcDialect) {
-        use arrow_array::cast::AsArray;
+    /// The driver returns NUMERIC as its exact text (`Utf8`) and says so in the field's
+    /// metadata (`ADBC:postgresql:typname` = `numeric`); the adapter passes it on unconverted.
+    async fn numeric_says_its_type(dialect: &AdbcDialect) {
         let sql = nao_core::guard::check(
-            "SELECT id, name, amount FROM nao_conformance ORDER BY id",
+            "SELECT amount FROM nao_conformance",
             dialect.sql_dialect(),
             &nao_core::guard::Policy::default(),
         )
         .unwrap();
         let result = dialect.query(&sql, &ExecOptions::default()).await.unwrap();
-        assert_eq!(result.row_count, 3);
-        let names: usize = result
-            .batches
-            .iter()
-            .map(|b| b.column(1).null_count())
-            .sum();
-        assert_eq!(names, 1, "one NULL name");
-        let field = result.schema.field(2);
+        let field = result.schema.field(0);
         assert_eq!(
             field
                 .metadata()
@@ -77,22 +70,6 @@ mod postgres {
                 .map(String::as_str),
             Some("numeric"),
             "{field:?}"
-        );
-        let amounts: Vec<Option<String>> = result
-            .batches
-            .iter()
-            .flat_map(|b| {
-                b.column(2)
-                    .as_string::<i32>()
-                    .iter()
-                    .map(|v| v.map(str::to_owned))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        assert_eq!(
-            amounts,
-            [Some("10.50".to_owned()), None, Some("-0.25".to_owned())],
-            "exact NUMERIC text"
         );
     }
 
@@ -105,8 +82,9 @@ mod postgres {
             .await
             .unwrap();
         assert_eq!(pg.sql_dialect(), SqlDialect::Postgres, "{:?}", pg.info());
-        numeric_arrives_as_exact_text(&pg).await;
-        every_check_but_the_decimal_type(&pg, &Profile::portable()).await;
+        numeric_says_its_type(&pg).await;
+        let profile = Profile::portable().with_decimal_form(DecimalForm::ExactText);
+        conformance::run_all_with(&pg, &profile).await;
     }
 
     /// Attribute notation (PostgreSQL runs `c.touch` as `touch(c)` when `c` has no column
@@ -347,22 +325,6 @@ mod postgres {
     }
 }
 
-/// The suite's checks ([`conformance::run_all_with`]) but for the one type check a driver
-/// fails on purpose: the ADBC PostgreSQL driver (1.13) returns NUMERIC as its exact text
-/// (`Utf8`, field metadata `ADBC:postgresql:typname` = `numeric`), not as Decimal128, and the
-/// adapter passes the driver's Arrow on unconverted. [`numeric_arrives_as_exact_text`] checks
-/// what it does return instead.
-async fn every_check_but_the_decimal_type(dialect: &AdbcDialect, profile: &Profile) {
-    conformance::row_cap_marks_truncation(dialect, profile).await;
-    conformance::empty_result_keeps_its_schema(dialect).await;
-    conformance::timeout_stops_a_slow_query(dialect, profile).await;
-    conformance::cancellation_stops_a_slow_query(dialect, profile).await;
-    conformance::writes_are_refused(dialect, profile).await;
-    conformance::introspection_lists_and_describes(dialect, profile).await;
-    conformance::errors_are_classified(dialect).await;
-    conformance::dropping_the_stream_stops_the_query(dialect, profile).await;
-}
-
 /// A SQLite file holding the conformance fixture, written through rusqlite.
 fn sqlite_fixture(dir: &support::temp_dir::TestDir) -> std::path::PathBuf {
     let path = dir.path("fixture.db");
@@ -385,7 +347,8 @@ async fn conformance_through_the_sqlite_driver() {
         .await
         .unwrap();
     assert_eq!(lite.sql_dialect(), SqlDialect::Sqlite, "{:?}", lite.info());
-    every_check_but_the_decimal_type(&lite, &sqlite_profile()).await;
+    let profile = sqlite_profile().with_decimal_form(DecimalForm::Float);
+    conformance::run_all_with(&lite, &profile).await;
     assert_eq!(dir.snapshot(), before, "the file is unchanged");
 }
 
@@ -638,7 +601,7 @@ async fn conformance_through_the_flight_sql_driver() {
 /// schema travels with the batches, and an empty result has none), so an empty result has no
 /// columns. The native Flight SQL adapter reads it from the prepared statement instead.
 async fn roapi_checks(server: &AdbcDialect, profile: &Profile) {
-    conformance::reads_the_fixture(server).await;
+    conformance::reads_the_fixture(server, profile).await;
     conformance::row_cap_marks_truncation(server, profile).await;
     conformance::timeout_stops_a_slow_query(server, profile).await;
     conformance::cancellation_stops_a_slow_query(server, profile).await;

@@ -614,7 +614,7 @@ async fn a_user_that_may_set_nothing_is_capped_and_stopped_by_the_adapter() {
                 .unwrap();
             // readonly=1 refuses every setting: none is sent, so statements run at all.
             assert!(!db.sends_readonly() && !db.sends_limits() && !db.reads_arrow());
-            conformance::reads_the_fixture(&db).await;
+            conformance::reads_the_fixture(&db, &Profile::portable()).await;
             conformance::errors_are_classified(&db).await;
             let marker = format!("nao_slow_{}", unique());
             // Table functions are refused in readonly=1, system.numbers is not.

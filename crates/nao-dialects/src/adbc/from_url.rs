@@ -507,7 +507,10 @@ mod tests {
                 "allow_privileged must be true or false",
             ),
             ("adbc:postgres:u:hunter22@h/db", "needs // and a host"),
-            ("adbc:postgresql:///db?password=hunter22", "needs // and a host"),
+            (
+                "adbc:postgresql:///db?password=hunter22",
+                "needs // and a host",
+            ),
             ("adbc:flightsql:u:hunter22@h:1", "needs a host"),
             ("adbc:snowflake:u:hunter22@acct/db", "needs an account"),
             ("adbc:bigquery:u:hunter22@proj", "needs a project"),

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 mod profile;
 
-pub use profile::Profile;
+pub use profile::{DecimalForm, Profile};
 
 /// The fixture table's name.
 pub const FIXTURE_TABLE: &str = "nao_conformance";
@@ -83,7 +83,7 @@ pub async fn run_all(dialect: &dyn Dialect) {
 
 /// Runs every check below on an engine of `profile`.
 pub async fn run_all_with(dialect: &dyn Dialect, profile: &Profile) {
-    reads_the_fixture(dialect).await;
+    reads_the_fixture(dialect, profile).await;
     row_cap_marks_truncation(dialect, profile).await;
     empty_result_keeps_its_schema(dialect).await;
     timeout_stops_a_slow_query(dialect, profile).await;
@@ -94,8 +94,9 @@ pub async fn run_all_with(dialect: &dyn Dialect, profile: &Profile) {
     dropping_the_stream_stops_the_query(dialect, profile).await;
 }
 
-/// The fixture reads back with the right row count, NULLs and exact values.
-pub async fn reads_the_fixture(dialect: &dyn Dialect) {
+/// The fixture reads back with the right row count, NULLs and exact values, its decimal column
+/// in the form `profile` declares ([`DecimalForm`]).
+pub async fn reads_the_fixture(dialect: &dyn Dialect, profile: &Profile) {
     let name = dialect.name();
     let sql = checked(
         dialect,
@@ -123,11 +124,47 @@ pub async fn reads_the_fixture(dialect: &dyn Dialect) {
         .map(|b| b.column(1).null_count())
         .sum();
     assert_eq!(nulls, 1, "{name}: one NULL name");
+    let form = profile.decimal_form();
     let amount_type = result.schema.field(2).data_type();
-    assert!(
-        matches!(amount_type, arrow_schema::DataType::Decimal128(12, 2)),
-        "{name}: DECIMAL(12, 2) must map to Decimal128(12, 2), got {amount_type}"
+    let (expected_type, expected): (&str, [Option<&str>; 3]) = match form {
+        DecimalForm::Float => ("Float64", [Some("10.5"), None, Some("-0.25")]),
+        DecimalForm::ExactText => ("Utf8", [Some("10.50"), None, Some("-0.25")]),
+        _ => ("Decimal128(12, 2)", [Some("10.50"), None, Some("-0.25")]),
+    };
+    assert_eq!(
+        amount_type.to_string(),
+        expected_type,
+        "{name}: DECIMAL(12, 2) read as {form:?} must be {expected_type}"
     );
+    let amounts: Vec<Option<String>> = result
+        .batches
+        .iter()
+        .flat_map(|batch| {
+            let column = batch.column(2);
+            (0..column.len()).map(move |row| amount_text(column.as_ref(), row))
+        })
+        .collect();
+    let expected: Vec<Option<String>> = expected.iter().map(|v| v.map(str::to_owned)).collect();
+    assert_eq!(amounts, expected, "{name}: the amounts, exactly");
+}
+
+/// One value of the fixture's decimal column as text (`None` for NULL).
+fn amount_text(column: &dyn arrow_array::Array, row: usize) -> Option<String> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Decimal128Type, Float64Type};
+    if column.is_null(row) {
+        return None;
+    }
+    Some(match column.data_type() {
+        arrow_schema::DataType::Decimal128(..) => {
+            column.as_primitive::<Decimal128Type>().value_as_string(row)
+        }
+        arrow_schema::DataType::Float64 => {
+            column.as_primitive::<Float64Type>().value(row).to_string()
+        }
+        arrow_schema::DataType::Utf8 => column.as_string::<i32>().value(row).to_owned(),
+        other => format!("a value of type {other}"),
+    })
 }
 
 /// A cap below the result size keeps exactly the cap and says the result was cut; a cap equal

@@ -25,6 +25,22 @@ pub struct Profile {
     slow_sql: String,
     engine_refuses_writes: bool,
     reports_not_null: bool,
+    decimal: DecimalForm,
+}
+
+/// How an engine's client returns the fixture's `DECIMAL(12, 2)` column (`10.50`, NULL,
+/// `-0.25`); the fixture check reads the values in that form, exactly.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecimalForm {
+    /// `Decimal128(12, 2)` (the default).
+    Decimal128,
+    /// The value's exact text (`Utf8`: `10.50`), as the ADBC PostgreSQL driver returns
+    /// `NUMERIC`: exact, but not a number type.
+    ExactText,
+    /// `Float64`: SQLite keeps `DECIMAL` values as REAL and a client that does not read the
+    /// declared type returns them so (the ADBC SQLite driver).
+    Float,
 }
 
 /// Where the checks' generated rows come from.
@@ -50,6 +66,7 @@ impl Profile {
             slow_sql: super::slow_sql(),
             engine_refuses_writes: true,
             reports_not_null: true,
+            decimal: DecimalForm::Decimal128,
         }
     }
 
@@ -80,6 +97,7 @@ impl Profile {
             ),
             engine_refuses_writes: true,
             reports_not_null: true,
+            decimal: DecimalForm::Decimal128,
         }
     }
 
@@ -104,6 +122,14 @@ impl Profile {
     #[must_use]
     pub fn without_not_null(mut self) -> Self {
         self.reports_not_null = false;
+        self
+    }
+
+    /// Declares how the engine's client returns `DECIMAL(12, 2)` (see [`DecimalForm`]); the
+    /// fixture check then reads the values in that form.
+    #[must_use]
+    pub fn with_decimal_form(mut self, form: DecimalForm) -> Self {
+        self.decimal = form;
         self
     }
 
@@ -136,6 +162,11 @@ impl Profile {
     /// Whether the engine reports `NOT NULL` columns as such.
     pub fn reports_not_null(&self) -> bool {
         self.reports_not_null
+    }
+
+    /// How the engine's client returns `DECIMAL(12, 2)`.
+    pub fn decimal_form(&self) -> DecimalForm {
+        self.decimal
     }
 }
 
