@@ -35,6 +35,14 @@ QUERIES = {
         CAST('green' AS Enum8('red' = 1, 'green' = 2)) AS e,
         toUUID('01234567-89ab-cdef-0123-456789abcdef') AS u, toIPv4('1.2.3.4') AS ip4,
         toIPv6('2001:db8::1') AS ip6, true AS b""",
+    # The types ArrowStream writes as integers or bytes, nested in Array, Tuple and Map
+    # (keys too), and a NULL inside.
+    "nested": """SELECT [toDateTime('2020-01-01 00:00:00', 'UTC'), toDateTime('2020-01-01 00:00:01', 'UTC')] AS dts,
+        [CAST(NULL AS Nullable(DateTime('Asia/Tokyo'))), toDateTime('2020-01-01 09:00:00', 'Asia/Tokyo')] AS ndts,
+        (toIPv4('1.2.3.4'), CAST('green' AS Enum8('red' = 1, 'green' = 2)), 'plain') AS tup,
+        map(toUUID('01234567-89ab-cdef-0123-456789abcdef'), toIPv6('2001:db8::1')) AS m,
+        [[CAST('red' AS Enum16('red' = -300, 'green' = 2))]] AS deep,
+        [(1, toIPv4('10.0.0.1'))] AS list_of_tuples""",
     # Three blocks, so three record batches.
     "numbers": "SELECT number AS n, toString(number) AS s FROM numbers(3000)",
     "empty": "SELECT number AS n, toDateTime(number, 'UTC') AS t FROM numbers(10) WHERE n > 100",

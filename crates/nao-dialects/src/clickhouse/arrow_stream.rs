@@ -2,20 +2,20 @@
 //! decoded as it streams, then the columns Arrow cannot tell apart fixed by their ClickHouse
 //! types, which the adapter reads first with `DESCRIBE (query)`: ClickHouse writes `DateTime`
 //! and `IPv4` as `UInt32`, `Enum8/16` as their integers, `UUID` and `IPv6` as 16 bytes.
-//! Fixed here, top-level and inside `Nullable`, so both output paths give the same Arrow
-//! types; nested inside `Array`, `Tuple` or `Map` they stay as ClickHouse wrote them.
+//! Fixed here, at any depth (inside `Nullable`, `Array`, `Tuple` and `Map`, keys included), so
+//! both output paths give the same Arrow types.
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int8Type, Int16Type, TimestampSecondType, UInt32Type};
-use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
+use arrow_array::{Array, ArrayRef, ListArray, MapArray, RecordBatch, StringArray, StructArray};
 use arrow_buffer::Buffer;
 use arrow_ipc::reader::StreamDecoder;
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow_schema::{DataType, Field, FieldRef, Fields, Schema, SchemaRef, TimeUnit};
 
-use super::types::{self, ChType};
+use super::types::{ChType, Text};
 
 /// How one column is fixed.
 #[derive(Debug, Clone)]
@@ -28,6 +28,12 @@ enum Fix {
     Ipv4,
     Ipv6,
     Uuid,
+    /// The items of an `Array`.
+    List(Box<Fix>),
+    /// The elements of a `Tuple`, in order.
+    Struct(Vec<Fix>),
+    /// The keys and values of a `Map`.
+    Map(Box<Fix>, Box<Fix>),
 }
 
 /// Decodes one ArrowStream answer.
@@ -53,7 +59,10 @@ impl ArrowStreamReader {
     /// order); `server_zone` is the zone of `DateTime` without one. One message (a block) may
     /// be at most `max_message` bytes.
     pub(crate) fn new(types: &[String], server_zone: &str, max_message: usize) -> Self {
-        let fixes = types.iter().map(|t| fix_of(t, server_zone)).collect();
+        let fixes = types
+            .iter()
+            .map(|t| ChType::parse(t).map_or(Fix::Keep, |ty| fix_of(&ty, server_zone)))
+            .collect();
         ArrowStreamReader {
             decoder: StreamDecoder::new(),
             fixes,
@@ -107,21 +116,12 @@ impl ArrowStreamReader {
                 self.fixes.len()
             ));
         }
-        let fields: Vec<Field> = raw
+        let fields = raw
             .fields()
             .iter()
             .zip(&self.fixes)
-            .map(|(field, fix)| {
-                let data_type = match fix {
-                    Fix::Keep => return field.as_ref().clone(),
-                    Fix::DateTime(zone) => {
-                        DataType::Timestamp(TimeUnit::Second, Some(Arc::clone(zone)))
-                    }
-                    Fix::Enum(_) | Fix::Ipv4 | Fix::Ipv6 | Fix::Uuid => DataType::Utf8,
-                };
-                Field::new(field.name(), data_type, field.is_nullable())
-            })
-            .collect();
+            .map(|(field, fix)| fixed_field(field, fix))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Arc::new(Schema::new(fields)))
     }
 
@@ -134,7 +134,8 @@ impl ArrowStreamReader {
             .columns()
             .iter()
             .zip(&self.fixes)
-            .map(|(column, fix)| fix_column(column, fix))
+            .zip(schema.fields())
+            .map(|((column, fix), field)| fix_column(column, fix, field.data_type()))
             .collect::<Result<Vec<_>, _>>()?;
         RecordBatch::try_new(schema, columns).map_err(|e| e.to_string())
     }
@@ -143,26 +144,91 @@ impl ArrowStreamReader {
 /// The message of a block past the bound.
 pub(crate) const TOO_LARGE: &str = "a block of the result is larger than the byte cap";
 
-fn fix_of(type_name: &str, server_zone: &str) -> Fix {
-    let Some(ty) = ChType::parse(type_name) else {
-        return Fix::Keep;
-    };
-    let base = type_name
-        .trim_start_matches("Nullable(")
-        .trim_start_matches("LowCardinality(");
-    match ty.base() {
+/// How a column of ClickHouse type `ty` is fixed.
+fn fix_of(ty: &ChType, server_zone: &str) -> Fix {
+    match ty {
+        ChType::Nullable(inner) => fix_of(inner, server_zone),
         ChType::DateTime(zone) => Fix::DateTime(zone.clone().unwrap_or_else(|| server_zone.into())),
-        ChType::String if base.starts_with("Enum") => {
-            types::enum_values(type_name).map_or(Fix::Keep, Fix::Enum)
+        ChType::Text(Text::Enum(values)) => Fix::Enum(values.clone()),
+        ChType::Text(Text::Ipv4) => Fix::Ipv4,
+        ChType::Text(Text::Ipv6) => Fix::Ipv6,
+        ChType::Text(Text::Uuid) => Fix::Uuid,
+        ChType::Array(item) => match fix_of(item, server_zone) {
+            Fix::Keep => Fix::Keep,
+            fix => Fix::List(Box::new(fix)),
+        },
+        ChType::Tuple(elements) => {
+            let fixes: Vec<Fix> = elements
+                .iter()
+                .map(|(_, ty)| fix_of(ty, server_zone))
+                .collect();
+            if fixes.iter().all(|f| matches!(f, Fix::Keep)) {
+                Fix::Keep
+            } else {
+                Fix::Struct(fixes)
+            }
         }
-        ChType::String if base.starts_with("IPv4") => Fix::Ipv4,
-        ChType::String if base.starts_with("IPv6") => Fix::Ipv6,
-        ChType::String if base.starts_with("UUID") => Fix::Uuid,
+        ChType::Map(key, value) => match (fix_of(key, server_zone), fix_of(value, server_zone)) {
+            (Fix::Keep, Fix::Keep) => Fix::Keep,
+            (key, value) => Fix::Map(Box::new(key), Box::new(value)),
+        },
         _ => Fix::Keep,
     }
 }
 
-fn fix_column(column: &ArrayRef, fix: &Fix) -> Result<ArrayRef, String> {
+/// `field` as it is once fixed (same name and nullability).
+fn fixed_field(field: &Field, fix: &Fix) -> Result<Field, String> {
+    Ok(field
+        .clone()
+        .with_data_type(fixed_type(field.data_type(), fix)?))
+}
+
+/// The Arrow type a column of `raw` type has once fixed.
+fn fixed_type(raw: &DataType, fix: &Fix) -> Result<DataType, String> {
+    let wrong = || format!("a column of {raw} where ClickHouse's type needs another");
+    Ok(match (fix, raw) {
+        (Fix::Keep, _) => raw.clone(),
+        (Fix::DateTime(zone), _) => DataType::Timestamp(TimeUnit::Second, Some(Arc::clone(zone))),
+        (Fix::Enum(_) | Fix::Ipv4 | Fix::Ipv6 | Fix::Uuid, _) => DataType::Utf8,
+        (Fix::List(item), DataType::List(field)) => {
+            DataType::List(Arc::new(fixed_field(field, item)?))
+        }
+        (Fix::Struct(fixes), DataType::Struct(fields)) if fields.len() == fixes.len() => {
+            DataType::Struct(fixed_fields(fields, fixes)?)
+        }
+        (Fix::Map(key, value), DataType::Map(entries, sorted)) => {
+            let DataType::Struct(pair) = entries.data_type() else {
+                return Err(wrong());
+            };
+            if pair.len() != 2 {
+                return Err(wrong());
+            }
+            let pair = fixed_fields(pair, &[(**key).clone(), (**value).clone()])?;
+            DataType::Map(
+                Arc::new(
+                    entries
+                        .as_ref()
+                        .clone()
+                        .with_data_type(DataType::Struct(pair)),
+                ),
+                *sorted,
+            )
+        }
+        _ => return Err(wrong()),
+    })
+}
+
+fn fixed_fields(fields: &Fields, fixes: &[Fix]) -> Result<Fields, String> {
+    fields
+        .iter()
+        .zip(fixes)
+        .map(|(field, fix)| fixed_field(field, fix).map(Arc::new))
+        .collect::<Result<Vec<FieldRef>, _>>()
+        .map(Fields::from)
+}
+
+/// `column` fixed by `fix` into the type `target` (from [`fixed_type`]).
+fn fix_column(column: &ArrayRef, fix: &Fix, target: &DataType) -> Result<ArrayRef, String> {
     let wrong = || {
         format!(
             "a column of {} where ClickHouse's type needs another",
@@ -171,6 +237,50 @@ fn fix_column(column: &ArrayRef, fix: &Fix) -> Result<ArrayRef, String> {
     };
     Ok(match fix {
         Fix::Keep => Arc::clone(column),
+        Fix::List(item) => {
+            let (list, DataType::List(field)) = (column.as_list_opt::<i32>(), target) else {
+                return Err(wrong());
+            };
+            let list = list.ok_or_else(wrong)?;
+            let values = fix_column(list.values(), item, field.data_type())?;
+            let fixed = ListArray::try_new(
+                Arc::clone(field),
+                list.offsets().clone(),
+                values,
+                list.nulls().cloned(),
+            );
+            Arc::new(fixed.map_err(|e| e.to_string())?)
+        }
+        Fix::Struct(fixes) => {
+            let (tuple, DataType::Struct(fields)) = (column.as_struct_opt(), target) else {
+                return Err(wrong());
+            };
+            let tuple = tuple.ok_or_else(wrong)?;
+            let columns = fix_children(tuple.columns(), fixes, fields)?;
+            let fixed = StructArray::try_new(fields.clone(), columns, tuple.nulls().cloned());
+            Arc::new(fixed.map_err(|e| e.to_string())?)
+        }
+        Fix::Map(key, value) => {
+            let (map, DataType::Map(entries_field, sorted)) = (column.as_map_opt(), target) else {
+                return Err(wrong());
+            };
+            let map = map.ok_or_else(wrong)?;
+            let DataType::Struct(pair) = entries_field.data_type() else {
+                return Err(wrong());
+            };
+            let fixes = [(**key).clone(), (**value).clone()];
+            let columns = fix_children(map.entries().columns(), &fixes, pair)?;
+            let entries =
+                StructArray::try_new(pair.clone(), columns, None).map_err(|e| e.to_string())?;
+            let fixed = MapArray::try_new(
+                Arc::clone(entries_field),
+                map.offsets().clone(),
+                entries,
+                map.nulls().cloned(),
+                *sorted,
+            );
+            Arc::new(fixed.map_err(|e| e.to_string())?)
+        }
         Fix::DateTime(zone) => {
             let seconds = column.as_primitive_opt::<UInt32Type>().ok_or_else(wrong)?;
             let times: arrow_array::PrimitiveArray<TimestampSecondType> = seconds.unary(i64::from);
@@ -223,6 +333,27 @@ fn fix_column(column: &ArrayRef, fix: &Fix) -> Result<ArrayRef, String> {
             Arc::new(text)
         }
     })
+}
+
+/// The children of a tuple or a map's entries, each fixed into its field's type.
+fn fix_children(
+    columns: &[ArrayRef],
+    fixes: &[Fix],
+    fields: &Fields,
+) -> Result<Vec<ArrayRef>, String> {
+    if columns.len() != fixes.len() || fields.len() != fixes.len() {
+        return Err(format!(
+            "{} elements in the Arrow answer, {} described",
+            columns.len(),
+            fixes.len()
+        ));
+    }
+    columns
+        .iter()
+        .zip(fixes)
+        .zip(fields)
+        .map(|((column, fix), field)| fix_column(column, fix, field.data_type()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -315,6 +446,69 @@ mod tests {
             );
             assert_eq!(column("m").as_map().value_length(0), 1);
             assert_eq!(column("arr").as_list::<i32>().value(0).null_count(), 1);
+        }
+    }
+
+    /// DateTime, Enum, IPv4/6 and UUID nested in Array, Tuple and Map (keys too) come out as
+    /// the text path types them.
+    #[test]
+    fn recorded_nested_types_of_clickhouse_26() {
+        for chunk in [5, 1 << 20] {
+            let (schema, batches) = read("nested", chunk);
+            let schema = schema.unwrap();
+            assert_eq!(batches.len(), 1);
+            let b = &batches[0];
+            let column = |name: &str| b.column(schema.index_of(name).unwrap()).clone();
+            let dts = column("dts");
+            let dts = dts.as_list::<i32>().value(0);
+            assert_eq!(
+                dts.data_type(),
+                &DataType::Timestamp(TimeUnit::Second, Some("UTC".into()))
+            );
+            let dts = dts.as_primitive::<TimestampSecondType>();
+            assert_eq!(dts.values().to_vec(), [1_577_836_800, 1_577_836_801]);
+            let ndts = column("ndts");
+            let ndts = ndts.as_list::<i32>().value(0);
+            let ndts = ndts.as_primitive::<TimestampSecondType>();
+            assert!(ndts.is_null(0));
+            assert_eq!(ndts.value(1), 1_577_836_800);
+            assert_eq!(ndts.timezone(), Some("Asia/Tokyo"));
+            let tup = column("tup");
+            let tup = tup.as_struct();
+            let texts: Vec<&str> = (0..3)
+                .map(|i| tup.column(i).as_string::<i32>().value(0))
+                .collect();
+            assert_eq!(texts, ["1.2.3.4", "green", "plain"]);
+            let m = column("m");
+            let m = m.as_map();
+            assert_eq!(
+                m.keys().as_string::<i32>().value(0),
+                "01234567-89ab-cdef-0123-456789abcdef"
+            );
+            assert_eq!(m.values().as_string::<i32>().value(0), "2001:db8::1");
+            let deep = column("deep");
+            let inner = deep.as_list::<i32>().value(0);
+            let inner = inner.as_list::<i32>().value(0);
+            assert_eq!(inner.as_string::<i32>().value(0), "red");
+            let tuples = column("list_of_tuples");
+            let tuples = tuples.as_list::<i32>().value(0);
+            let tuples = tuples.as_struct();
+            assert_eq!(tuples.column(1).as_string::<i32>().value(0), "10.0.0.1");
+            // The same types as the text path gives these columns.
+            let describe =
+                std::fs::read_to_string(format!("{FIXTURES}/nested.describe.tsv")).unwrap();
+            for (line, field) in describe.lines().zip(schema.fields()) {
+                let text = line.split('\t').nth(1).unwrap();
+                let text =
+                    String::from_utf8(super::super::escape::unescape(text.as_bytes())).unwrap();
+                let typed = ChType::parse(&text).unwrap().arrow("Europe/Paris");
+                assert!(
+                    typed.equals_datatype(field.data_type()),
+                    "{}: {typed} in text, {} in Arrow",
+                    field.name(),
+                    field.data_type()
+                );
+            }
         }
     }
 

@@ -26,9 +26,9 @@ pub(crate) enum ChType {
     Bool,
     /// `Decimal(P, S)` (and `Decimal32/64/128(S)`), P ≤ 38.
     Decimal(u8, i8),
-    /// Text; also `Enum8/16` (their names), `UUID`, `IPv4`, `IPv6`, and any type this
+    /// Text: `String`, `Enum8/16` (their names), `UUID`, `IPv4`, `IPv6`, and any type this
     /// adapter does not know (its text as the server writes it).
-    String,
+    Text(Text),
     /// `FixedString(N)`: N bytes, zero-padded.
     FixedString(i32),
     /// Days since 1970 (`Date`, `Date32`).
@@ -45,6 +45,20 @@ pub(crate) enum ChType {
     /// Element names (named tuples of modern servers) and types.
     Tuple(Vec<(Option<String>, ChType)>),
     Map(Box<ChType>, Box<ChType>),
+}
+
+/// What a text column holds. The text formats write each as text; ArrowStream writes `Enum`
+/// and `IPv4` as integers and `UUID` and `IPv6` as 16 bytes, which the adapter turns back
+/// into text by this.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Text {
+    /// `String`, or a type the adapter does not know.
+    Plain,
+    /// `Enum8/16`: each value and its name.
+    Enum(Vec<(i16, String)>),
+    Uuid,
+    Ipv4,
+    Ipv6,
 }
 
 impl ChType {
@@ -88,7 +102,7 @@ impl ChType {
             ChType::Float64 => DataType::Float64,
             ChType::Bool => DataType::Boolean,
             ChType::Decimal(p, s) => DataType::Decimal128(*p, *s),
-            ChType::String => DataType::Utf8,
+            ChType::Text(_) => DataType::Utf8,
             ChType::FixedString(n) => DataType::FixedSizeBinary(*n),
             ChType::Date => DataType::Date32,
             ChType::DateTime(zone) => DataType::Timestamp(
@@ -143,39 +157,6 @@ pub(crate) fn unit_of(precision: u8) -> TimeUnit {
         1..=3 => TimeUnit::Millisecond,
         4..=6 => TimeUnit::Microsecond,
         _ => TimeUnit::Nanosecond,
-    }
-}
-
-/// The names and values of an `Enum8(…)` or `Enum16(…)` type (inside `Nullable` or
-/// `LowCardinality` too); `None` for other types.
-pub(crate) fn enum_values(name: &str) -> Option<Vec<(i16, String)>> {
-    let mut parser = Parser {
-        text: name.as_bytes(),
-        at: 0,
-    };
-    let mut wrappers = 0;
-    loop {
-        match parser.ident()? {
-            "Nullable" | "LowCardinality" if wrappers < MAX_DEPTH => {
-                parser.eat(b'(').then_some(())?;
-                wrappers += 1;
-            }
-            "Enum8" | "Enum16" => break,
-            _ => return None,
-        }
-    }
-    parser.eat(b'(').then_some(())?;
-    let mut values = Vec::new();
-    loop {
-        let label = parser.quoted()?;
-        parser.eat(b'=').then_some(())?;
-        let negative = parser.eat(b'-');
-        let magnitude = i16::try_from(parser.number()?).ok()?;
-        values.push((if negative { -magnitude } else { magnitude }, label));
-        if parser.eat(b')') {
-            return Some(values);
-        }
-        parser.eat(b',').then_some(())?;
     }
 }
 
@@ -245,6 +226,29 @@ impl Parser<'_> {
         }
     }
 
+    /// The arguments of `Enum8(…)` or `Enum16(…)`: each name and its value.
+    fn enum_arguments(&mut self) -> Option<Vec<(i16, String)>> {
+        if !self.eat(b'(') {
+            return None;
+        }
+        let mut values = Vec::new();
+        loop {
+            let label = self.quoted()?;
+            if !self.eat(b'=') {
+                return None;
+            }
+            let negative = self.eat(b'-');
+            let magnitude = i16::try_from(self.number()?).ok()?;
+            values.push((if negative { -magnitude } else { magnitude }, label));
+            if self.eat(b')') {
+                return Some(values);
+            }
+            if !self.eat(b',') {
+                return None;
+            }
+        }
+    }
+
     /// Skips the balanced argument list of a type whose arguments do not matter (`Enum8(…)`,
     /// `AggregateFunction(…)`), quotes included.
     fn skip_arguments(&mut self) -> Option<()> {
@@ -291,13 +295,13 @@ impl Parser<'_> {
             "Float32" => ChType::Float32,
             "Float64" => ChType::Float64,
             "Bool" => ChType::Bool,
-            "String" | "UUID" | "IPv4" | "IPv6" => ChType::String,
+            "String" => ChType::Text(Text::Plain),
+            "UUID" => ChType::Text(Text::Uuid),
+            "IPv4" => ChType::Text(Text::Ipv4),
+            "IPv6" => ChType::Text(Text::Ipv6),
             "Date" | "Date32" => ChType::Date,
             "Nothing" => ChType::Nothing,
-            "Enum8" | "Enum16" => {
-                self.skip_arguments()?;
-                ChType::String
-            }
+            "Enum8" | "Enum16" => ChType::Text(Text::Enum(self.enum_arguments()?)),
             "FixedString" => {
                 if !self.eat(b'(') {
                     return None;
@@ -402,7 +406,7 @@ impl Parser<'_> {
             // Anything else (AggregateFunction, Nested, Int128, Object, …): its text.
             _ => {
                 self.skip_arguments()?;
-                ChType::String
+                ChType::Text(Text::Plain)
             }
         })
     }
@@ -452,36 +456,42 @@ mod tests {
         );
         assert_eq!(
             ChType::parse("LowCardinality(Nullable(String))"),
-            Some(ChType::Nullable(Box::new(ChType::String)))
+            Some(ChType::Nullable(Box::new(ChType::Text(Text::Plain))))
         );
         assert_eq!(
             ChType::parse("Enum8('a\\'b' = 1, ')' = 2)"),
-            Some(ChType::String)
+            Some(ChType::Text(Text::Enum(vec![
+                (1, "a'b".to_owned()),
+                (2, ")".to_owned())
+            ])))
         );
         assert_eq!(
             ChType::parse("Array(Tuple(UInt8, String))"),
             Some(ChType::Array(Box::new(ChType::Tuple(vec![
                 (None, ChType::UInt8),
-                (None, ChType::String)
+                (None, ChType::Text(Text::Plain))
             ]))))
         );
         assert_eq!(
             ChType::parse("Tuple(a UInt8, b Nullable(String))"),
             Some(ChType::Tuple(vec![
                 (Some("a".into()), ChType::UInt8),
-                (Some("b".into()), ChType::Nullable(Box::new(ChType::String)))
+                (
+                    Some("b".into()),
+                    ChType::Nullable(Box::new(ChType::Text(Text::Plain)))
+                )
             ]))
         );
         assert_eq!(
             ChType::parse("Map(String, UInt64)"),
             Some(ChType::Map(
-                Box::new(ChType::String),
+                Box::new(ChType::Text(Text::Plain)),
                 Box::new(ChType::UInt64)
             ))
         );
         assert_eq!(
             ChType::parse("AggregateFunction(uniq, UInt64)"),
-            Some(ChType::String)
+            Some(ChType::Text(Text::Plain))
         );
         assert_eq!(ChType::parse("Decimal128(40)"), None);
         assert_eq!(ChType::parse("FixedString(16777216)"), None);
@@ -509,11 +519,21 @@ mod tests {
     #[test]
     fn enum_values_by_name() {
         assert_eq!(
-            enum_values("Nullable(Enum8('a\\'b' = -1, 'c' = 2))"),
-            Some(vec![(-1, "a'b".to_owned()), (2, "c".to_owned())])
+            ChType::parse("Nullable(Enum8('a\\'b' = -1, 'c' = 2))"),
+            Some(ChType::Nullable(Box::new(ChType::Text(Text::Enum(vec![
+                (-1, "a'b".to_owned()),
+                (2, "c".to_owned())
+            ])))))
         );
-        assert_eq!(enum_values("String"), None);
-        assert_eq!(enum_values("Enum16('a' = 99999)"), None);
+        assert_eq!(ChType::parse("Enum16('a' = 99999)"), None);
+        assert_eq!(ChType::parse("Enum8('a' 1)"), None);
+        assert_eq!(
+            ChType::parse("Array(Map(UUID, IPv6))"),
+            Some(ChType::Array(Box::new(ChType::Map(
+                Box::new(ChType::Text(Text::Uuid)),
+                Box::new(ChType::Text(Text::Ipv6))
+            ))))
+        );
     }
 
     #[test]

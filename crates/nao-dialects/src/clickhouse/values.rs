@@ -251,7 +251,7 @@ fn append_scalar(
             downcast::<Decimal128Builder>(builder)?.append_value(value);
         }
         // ClickHouse strings are bytes; text that is not UTF-8 keeps its valid parts.
-        ChType::String => {
+        ChType::Text(_) => {
             downcast::<StringBuilder>(builder)?.append_value(String::from_utf8_lossy(bytes))
         }
         ChType::FixedString(n) => {
