@@ -49,13 +49,21 @@
 //! byte budget.
 //!
 //! Stopping (the cap reached, the caller cancelling, the timeout, a dropped stream): the
-//! adapter sends `Interrupt` for the operation id (again a few times while the server has
-//! not answered, as it may not know the operation yet), then `ReleaseExecute`. Closing the
+//! adapter sends `Interrupt` for the operation id (again, for up to 30 seconds, while the
+//! server has not answered and does not name the operation: a loaded server may register a
+//! request seconds after it arrived, and then runs it to its end), then `ReleaseExecute`. Closing the
 //! stream alone is not enough: Sail runs a query whose client went away to its end, and
 //! Apache Spark keeps a reattachable operation for a client that may come back. The live
 //! tests check that the cap, a timeout, a cancellation and a dropped stream leave no job
 //! running, on Sail through its `system.execution.jobs` and on Apache Spark through its web
-//! UI's list of running jobs.
+//! UI's running jobs and active tasks.
+//!
+//! Known problem: Apache Spark 4.3 interrupts an operation once, by interrupting its
+//! execution thread, and answers every later `Interrupt` of it with no id. On a loaded
+//! two-core machine it acknowledged the interrupt of a broadcast cross join and still ran the
+//! job to its end (70 to 90 seconds, reproduced with the CPU busy); scans and aggregations
+//! without a join were stopped every time. A client cannot do more; the live tests use such
+//! queries on Apache Spark and check its running jobs and active tasks.
 //!
 //! Known problem: Sail 0.7.2 wedges a session when one of its operations is interrupted while
 //! another runs in it; every later operation of that session then hangs (until the statement

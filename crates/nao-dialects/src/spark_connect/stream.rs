@@ -19,10 +19,12 @@ use crate::pump::{self, Flow, Producer};
 /// How long each best-effort `Interrupt` or `ReleaseExecute` may take.
 const CALL_GRACE: Duration = Duration::from_secs(2);
 
-/// How often an `Interrupt` is sent for an operation the server has not answered for yet (it
-/// may not know the operation yet), and how long apart.
-const INTERRUPT_TRIES: u32 = 5;
-const INTERRUPT_PAUSE: Duration = Duration::from_millis(200);
+/// How long an `Interrupt` is repeated for an operation the server has not answered for and
+/// does not name yet: a loaded server may register a request seconds after it arrived, and an
+/// operation it registers after the last try runs to its end. The pause between tries starts
+/// at the first and doubles up to the second.
+const INTERRUPT_PATIENCE: Duration = Duration::from_secs(30);
+const INTERRUPT_PAUSES: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(2));
 
 /// How many times in a row a cut stream is resumed without a new response before giving up.
 const MAX_FRUITLESS_REATTACHES: u32 = 3;
@@ -214,9 +216,12 @@ async fn cut_short(producer: &mut Producer, database: &str, why: &str) -> Outcom
 }
 
 /// Best effort: interrupts the operation. Before the server's first answer it may not know the
-/// operation yet, so the interrupt is repeated a few times until the server names it.
+/// operation yet, so the interrupt is repeated until the server names it, for up to
+/// [`INTERRUPT_PATIENCE`]. It runs in the statement's own task: nobody waits for it.
 async fn interrupt(connection: &Connection, operation: &str, answered: bool) {
-    for attempt in 1..=INTERRUPT_TRIES {
+    let deadline = tokio::time::Instant::now() + INTERRUPT_PATIENCE;
+    let (mut pause, longest) = INTERRUPT_PAUSES;
+    loop {
         match connection.interrupt(operation, CALL_GRACE).await {
             Ok(ids) if ids.iter().any(|id| id == operation) => {
                 tracing::debug!(operation, "interrupted a Spark Connect operation");
@@ -224,8 +229,18 @@ async fn interrupt(connection: &Connection, operation: &str, answered: bool) {
             }
             // The server knew the operation and it is over already.
             Ok(_) if answered => return,
-            Ok(_) if attempt < INTERRUPT_TRIES => tokio::time::sleep(INTERRUPT_PAUSE).await,
-            Ok(_) => tracing::debug!(operation, "the server never knew the operation"),
+            Ok(_) if tokio::time::Instant::now() + pause < deadline => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(longest);
+            }
+            Ok(_) => {
+                tracing::warn!(
+                    operation,
+                    "the Spark Connect server never named the stopped operation when asked to \
+                     interrupt it; if it received it late, it may still run"
+                );
+                return;
+            }
             Err(status) => {
                 tracing::debug!(operation, %status, "Interrupt failed");
                 return;
