@@ -49,7 +49,10 @@
 //!    everything else, including `ATTACH`, `DETACH`, transactions, savepoints, `CREATE TEMP`,
 //!    `ANALYZE`, `REINDEX`, `VACUUM`, virtual tables and every writable pragma, so a denied
 //!    statement fails at preparation with a permission error;
-//! 4. `trusted_schema = OFF` and `SQLITE_DBCONFIG_DEFENSIVE`, and extension loading stays off.
+//! 4. `trusted_schema = OFF` and `SQLITE_DBCONFIG_DEFENSIVE`, and extension loading stays off;
+//! 5. SQLite's own classification of each prepared statement (`sqlite3_stmt_readonly`): one
+//!    it says writes is refused whatever the guard and the authorizer decided, and the
+//!    disagreement is logged.
 //!
 //! ## Types
 //! Each column's declared type (`sqlite3_column_decltype`) decides its Arrow type:
@@ -245,6 +248,7 @@ mod comments;
 mod convert;
 mod decimal;
 mod dialect;
+mod engine_verdict;
 mod errors;
 mod limit_errors;
 mod limits;
