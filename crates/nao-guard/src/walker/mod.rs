@@ -7,7 +7,7 @@ use sqlparser::ast::{
     BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, JoinConstraint,
     JoinOperator, ObjectName, PipeOperator, Query, Select, SelectItem,
     SelectItemQualifiedWildcardKind, SetExpr, Spanned, Statement, TableAlias, TableFactor,
-    TableWithJoins, TypedString, Visit, Visitor,
+    TableVersion, TableWithJoins, TypedString, Visit, Visitor,
 };
 use sqlparser::tokenizer::Span;
 
@@ -57,6 +57,9 @@ pub(crate) struct Walker<'p> {
     /// Table-hint expressions, which look like function calls but are not (by address).
     hint_exprs: Vec<usize>,
 }
+
+/// The clauses of Snowflake's time travel and change tracking, which sqlparser writes as calls.
+const TIME_TRAVEL_CLAUSES: &[&str] = &["AT", "BEFORE", "CHANGES", "END"];
 
 /// File extensions that DuckDB's replacement scans read as files when a quoted table name ends
 /// with them.
@@ -299,6 +302,29 @@ impl<'p> Walker<'p> {
         ControlFlow::Continue(())
     }
 
+    /// Snowflake's time travel and change tracking (`t AT(TIMESTAMP => …)`, `BEFORE(STATEMENT =>
+    /// …)`, `CHANGES(INFORMATION => …) AT(…) END(…)`) reach the AST as calls of functions named
+    /// like the clause. They read the table as it was; their arguments are expressions the walk
+    /// checks as any other, but the clause itself is not a function to look up.
+    fn skip_time_travel_clauses(&mut self, version: &TableVersion) {
+        let clauses: Vec<&Expr> = match version {
+            TableVersion::Function(clause) => vec![clause],
+            TableVersion::Changes { changes, at, end } => [Some(changes), Some(at), end.as_ref()]
+                .into_iter()
+                .flatten()
+                .collect(),
+            _ => Vec::new(),
+        };
+        for clause in clauses {
+            if let Expr::Function(call) = clause
+                && TIME_TRAVEL_CLAUSES
+                    .contains(&call.name.to_string().to_ascii_uppercase().as_str())
+            {
+                self.hint_exprs.push(addr(clause));
+            }
+        }
+    }
+
     fn check_table_hints(&mut self, hints: &[Expr]) -> ControlFlow<()> {
         for hint in hints {
             self.hint_exprs.push(addr(hint));
@@ -476,9 +502,13 @@ impl Visitor for Walker<'_> {
                 args,
                 with_hints,
                 alias,
+                version,
                 ..
             } => {
                 self.check_table_hints(with_hints)?;
+                if let Some(version) = version {
+                    self.skip_time_travel_clauses(version);
+                }
                 self.check_only_keyword(name, alias.as_ref())?;
                 if let Some(args) = args {
                     self.table_function_name = Some(addr(name));
