@@ -43,8 +43,9 @@ pub enum OpenError {
 /// role is accepted.
 ///
 /// Server adapters (PostgreSQL, also through ADBC, and MySQL/MariaDB) inspect their own
-/// privileges when they open and refuse a role that could do more than read (a superuser, file access, signalling other
-/// sessions, any write grant), naming each privilege and giving the SQL for a read-only role.
+/// privileges when they open and refuse a role that could do more than read (a superuser, file
+/// access, signalling other sessions, any write grant), naming each privilege and giving the SQL
+/// for a read-only role.
 /// [`allow_privileged`](Self::allow_privileged) is the host insisting; [`set_role`](Self::set_role)
 /// is the safe path: switch to a read-only role on every connection, and check that role.
 ///
