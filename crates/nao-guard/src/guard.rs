@@ -11,6 +11,7 @@ use crate::limit;
 use crate::lineage;
 use crate::literals::{self, Intended};
 use crate::statement::{self, Root};
+use crate::syntax_hints;
 use crate::walker::Walker;
 use crate::{
     Analysis, Policy, ReadOnlySql, RejectKind, Rejection, SqlDialect, StatementKind, TableName,
@@ -174,6 +175,7 @@ fn parse_one(
     let tokens = lexical::tokenize(sql, dialect)?;
     let facts = lexical::check_tokens(&tokens, dialect, policy)?;
     let equivalent = fallback::equivalent_text(&tokens, dialect);
+    let hint = syntax_hints::hint(&tokens, dialect);
     let mut parsed = parse_tokens(tokens, dialect, policy);
     if let (Err(_), Some(text)) = (&parsed, equivalent)
         && let Ok(reparsed) =
@@ -193,6 +195,10 @@ fn parse_one(
             ));
         }
         Err(ParserError::TokenizerError(message) | ParserError::ParserError(message)) => {
+            let message = match hint {
+                Some(hint) => format!("{message}; {hint}"),
+                None => message,
+            };
             return Err(Rejection::new(RejectKind::Parse { message }, dialect));
         }
     };

@@ -135,6 +135,7 @@ mod scope;
 mod sensitive;
 mod source_index;
 mod statement;
+mod syntax_hints;
 mod table_name;
 mod walker;
 

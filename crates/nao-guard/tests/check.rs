@@ -422,3 +422,70 @@ fn sequence_advances_and_table_wrappers() {
         "{kind:?}"
     );
 }
+
+/// Engine syntax the guard cannot read is still refused, and the refusal says what to write
+/// instead (the model rewrites the query rather than the user turning the guard off).
+#[test]
+fn unreadable_engine_syntax_is_refused_with_the_form_to_write() {
+    let p = Policy::default();
+    for (sql, dialect, says) in [
+        (
+            "PIVOT sales ON year USING sum(amount)",
+            SqlDialect::DuckDb,
+            "SELECT * FROM sales PIVOT (sum(amount) FOR year IN (2023, 2024))",
+        ),
+        ("SUMMARIZE sales", SqlDialect::DuckDb, "count(DISTINCT c)"),
+        (
+            "SELECT * FROM sales USING SAMPLE 10%",
+            SqlDialect::DuckDb,
+            "TABLESAMPLE 10 PERCENT",
+        ),
+        (
+            "WITH 10 AS n SELECT number FROM numbers(n)",
+            SqlDialect::ClickHouse,
+            "put the expression in the select list",
+        ),
+        (
+            "SELECT * FROM ROWS FROM (generate_series(1, 3), unnest(ARRAY['a'])) AS t(n, s)",
+            SqlDialect::Postgres,
+            "unnest(array1, array2)",
+        ),
+    ] {
+        assert!(
+            matches!(refused(sql, dialect, &p), RejectKind::Parse { .. }),
+            "{sql}"
+        );
+        let message = check(sql, dialect, &p).unwrap_err().to_string();
+        assert!(message.contains(says), "{sql}: {message}");
+    }
+    // The forms the hints name do pass.
+    for (sql, dialect) in [
+        (
+            "SELECT * FROM sales PIVOT (sum(amount) FOR year IN (2023, 2024))",
+            SqlDialect::DuckDb,
+        ),
+        (
+            "SELECT * FROM sales TABLESAMPLE 10 PERCENT",
+            SqlDialect::DuckDb,
+        ),
+        (
+            "SELECT * FROM unnest(ARRAY[1, 2], ARRAY['a', 'b']) AS t(n, s)",
+            SqlDialect::Postgres,
+        ),
+        (
+            "SELECT * EXCLUDE (amount), amount AS total FROM sales",
+            SqlDialect::DuckDb,
+        ),
+        (
+            "SELECT * FROM trades t JOIN LATERAL (SELECT * FROM prices p WHERE p.sym = t.sym \
+             AND p.ts <= t.ts ORDER BY p.ts DESC LIMIT 1) p ON true",
+            SqlDialect::DuckDb,
+        ),
+        (
+            "WITH params AS (SELECT 10 AS n) SELECT number FROM numbers(10), params",
+            SqlDialect::ClickHouse,
+        ),
+    ] {
+        ok(sql, dialect, &p);
+    }
+}
