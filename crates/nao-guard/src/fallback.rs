@@ -3,9 +3,10 @@
 //! Only exact token shapes qualify, so nothing else can be smuggled through: `TABLE name`
 //! (standard SQL, PostgreSQL, MySQL 8, DuckDB) is analyzed as `SELECT * FROM name`, also when
 //! `ORDER BY`, `LIMIT`, `OFFSET` or `FETCH` follow (`TABLE t ORDER BY c LIMIT 5` means `SELECT *
-//! FROM t ORDER BY c LIMIT 5`; those clauses are then parsed and walked like any other), and
-//! SQLite's `PRAGMA name(bare_word)` as `PRAGMA name('bare_word')`. The engine still runs the
-//! text as written; the guard only needs a tree that means the same.
+//! FROM t ORDER BY c LIMIT 5`; those clauses are then parsed and walked like any other);
+//! SQLite's `PRAGMA name(bare_word)` as `PRAGMA name('bare_word')`; DuckDB's `TABLESAMPLE 10%`
+//! as `TABLESAMPLE 10 PERCENT`. The engine runs the text as written unless the row cap rewrites
+//! it; the guard only needs a tree that means the same.
 
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan};
@@ -14,6 +15,11 @@ use crate::SqlDialect;
 
 /// The equivalent text to analyze, when the tokens have one of the shapes above.
 pub(crate) fn equivalent_text(tokens: &[TokenWithSpan], dialect: SqlDialect) -> Option<String> {
+    if dialect == SqlDialect::DuckDb
+        && let Some(text) = percent_samples(tokens)
+    {
+        return Some(text);
+    }
     let significant: Vec<&Token> = tokens
         .iter()
         .map(|t| &t.token)
@@ -61,6 +67,35 @@ pub(crate) fn equivalent_text(tokens: &[TokenWithSpan], dialect: SqlDialect) -> 
         }
         _ => None,
     }
+}
+
+/// DuckDB's `TABLESAMPLE 10%` written as `TABLESAMPLE 10 PERCENT`, the same clause in the
+/// words sqlparser reads; `None` when there is no such sample.
+fn percent_samples(tokens: &[TokenWithSpan]) -> Option<String> {
+    let significant: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_) | Token::EOF))
+        .collect();
+    let percent_signs: Vec<usize> = significant
+        .windows(3)
+        .filter(|w| {
+            matches!(&tokens[w[0]].token, Token::Word(word) if word.keyword == Keyword::TABLESAMPLE)
+                && matches!(tokens[w[1]].token, Token::Number(..))
+                && tokens[w[2]].token == Token::Mod
+        })
+        .map(|w| w[2])
+        .collect();
+    if percent_signs.is_empty() {
+        return None;
+    }
+    let mut text = String::new();
+    for (i, token) in tokens.iter().enumerate() {
+        if percent_signs.contains(&i) {
+            text.push_str(" PERCENT");
+        } else {
+            text.push_str(&token.token.to_string());
+        }
+    }
+    Some(text)
 }
 
 /// How many tokens at the start of `tokens` are a name: `name`, `schema.name`,
@@ -116,6 +151,23 @@ mod tests {
         assert_eq!(equivalent("TABLE orders WHERE id = 1", d), None);
         assert_eq!(equivalent("TABLE orders. ORDER BY id", d), None);
         assert_eq!(equivalent("TABLE ORDER BY id", d), None);
+    }
+
+    #[test]
+    fn duckdb_percent_samples_read_as_percent() {
+        assert_eq!(
+            equivalent(
+                "SELECT * FROM t TABLESAMPLE 5% WHERE '5%' <> x",
+                SqlDialect::DuckDb
+            )
+            .as_deref(),
+            Some("SELECT * FROM t TABLESAMPLE 5 PERCENT WHERE '5%' <> x")
+        );
+        assert_eq!(equivalent("SELECT 10 % 3 AS m", SqlDialect::DuckDb), None);
+        assert_eq!(
+            equivalent("SELECT * FROM t TABLESAMPLE 5%", SqlDialect::Postgres),
+            None
+        );
     }
 
     #[test]
