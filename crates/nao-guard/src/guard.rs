@@ -174,14 +174,19 @@ fn parse_one(
     lexical::check_text(sql, dialect, policy)?;
     let tokens = lexical::tokenize(sql, dialect)?;
     let facts = lexical::check_tokens(&tokens, dialect, policy)?;
-    let equivalent = fallback::equivalent_text(&tokens, dialect);
-    let hint = syntax_hints::hint(&tokens, dialect);
     let mut parsed = parse_tokens(tokens, dialect, policy);
-    if let (Err(_), Some(text)) = (&parsed, equivalent)
-        && let Ok(reparsed) =
-            lexical::tokenize(&text, dialect).map(|t| parse_tokens(t, dialect, policy))
-    {
-        parsed = reparsed;
+    let mut hint = None;
+    if parsed.is_err() {
+        // The rare path pays for a second tokenizing: an equivalent form to read instead, or
+        // the form to write, so statements that parse pay for neither.
+        let tokens = lexical::tokenize(sql, dialect)?;
+        hint = syntax_hints::hint(&tokens, dialect);
+        if let Some(text) = fallback::equivalent_text(&tokens, dialect)
+            && let Ok(reparsed) =
+                lexical::tokenize(&text, dialect).map(|t| parse_tokens(t, dialect, policy))
+        {
+            parsed = reparsed;
+        }
     }
     let mut statements = match parsed {
         Ok(statements) => statements,
