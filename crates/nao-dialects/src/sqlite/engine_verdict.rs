@@ -6,15 +6,23 @@
 //! the escape hatch): it is logged as such, so it becomes a test case.
 //!
 //! `sqlite3_stmt_readonly` is true for statements that change no database file: `SELECT`,
-//! `EXPLAIN`, the pragmas that read, and also `BEGIN`/`COMMIT`, `SAVEPOINT`, `ATTACH`/`DETACH`
-//! (connection state, not content), which the authorizer refuses.
+//! `EXPLAIN`, and also `BEGIN`/`COMMIT`, `SAVEPOINT`, `ATTACH`/`DETACH` (connection state, not
+//! content), which the authorizer refuses. For `PRAGMA` statements it is conservative: `PRAGMA
+//! journal_mode`, which only reports, is flagged as writing (the same pragma with a value changes
+//! the journal). Pragmas are therefore left to the authorizer, which decides each one by the list
+//! the guard uses too (`SqlitePragma`), argument included; the live test
+//! `guard_engine_agreement` checks that the two agree on every pragma the engine has.
 
 use nao_core::DialectError;
 use rusqlite::Statement;
 
 /// `Err` with a permission refusal when SQLite says the prepared `statement` writes.
-pub(super) fn refuse_writes(statement: &Statement<'_>, database: &str) -> Result<(), DialectError> {
-    if statement.readonly() {
+pub(super) fn refuse_writes(
+    statement: &Statement<'_>,
+    sql: &str,
+    database: &str,
+) -> Result<(), DialectError> {
+    if statement.readonly() || is_pragma(sql) {
         return Ok(());
     }
     tracing::warn!(
@@ -29,6 +37,24 @@ pub(super) fn refuse_writes(statement: &Statement<'_>, database: &str) -> Result
             .to_owned(),
         code: Some("stmt_readonly".to_owned()),
     })
+}
+
+/// Whether `sql`'s first word, after blanks and comments, is `PRAGMA`.
+fn is_pragma(sql: &str) -> bool {
+    let mut rest = sql;
+    loop {
+        rest = rest.trim_start();
+        if let Some(after) = rest.strip_prefix("--") {
+            rest = after.split_once('\n').map_or("", |(_, next)| next);
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            rest = after.split_once("*/").map_or("", |(_, next)| next);
+        } else {
+            break;
+        }
+    }
+    rest.get(..6)
+        .is_some_and(|word| word.eq_ignore_ascii_case("pragma"))
+        && !rest[6..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
@@ -55,11 +81,10 @@ mod tests {
             "CREATE INDEX i ON t (x)",
             "CREATE VIEW vv AS SELECT 1",
             "VACUUM",
-            "PRAGMA user_version = 3",
             "ANALYZE",
         ] {
             let statement = conn.prepare(write).unwrap();
-            let error = refuse_writes(&statement, "db").expect_err(write);
+            let error = refuse_writes(&statement, write, "db").expect_err(write);
             assert!(
                 matches!(error, DialectError::Permission { .. }),
                 "{write}: {error:?}"
@@ -75,7 +100,32 @@ mod tests {
             "SELECT * FROM pragma_table_info('t')",
         ] {
             let statement = conn.prepare(read).unwrap();
-            refuse_writes(&statement, "db").unwrap_or_else(|e| panic!("{read}: {e}"));
+            refuse_writes(&statement, read, "db").unwrap_or_else(|e| panic!("{read}: {e}"));
+        }
+    }
+
+    /// SQLite flags `PRAGMA journal_mode` (a report) as writing; pragmas are the authorizer's
+    /// to decide, so this layer lets every pragma through, and only pragmas.
+    #[test]
+    fn pragmas_are_left_to_the_authorizer() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let report = "/* mode */ -- of the journal\n pragma journal_mode";
+        let statement = conn.prepare(report).unwrap();
+        assert!(
+            !statement.readonly(),
+            "SQLite's flag changed: revisit this layer"
+        );
+        refuse_writes(&statement, report, "db").unwrap();
+        for (sql, pragma) in [
+            ("PRAGMA user_version = 3", true),
+            ("  Pragma table_info(t)", true),
+            ("PRAGMATIC", false),
+            ("pragma_table_info", false),
+            ("SELECT 1 -- PRAGMA", false),
+            ("/* PRAGMA */ SELECT 1", false),
+            ("-- PRAGMA x", false),
+        ] {
+            assert_eq!(is_pragma(sql), pragma, "{sql}");
         }
     }
 }

@@ -52,7 +52,8 @@
 //! 4. `trusted_schema = OFF` and `SQLITE_DBCONFIG_DEFENSIVE`, and extension loading stays off;
 //! 5. SQLite's own classification of each prepared statement (`sqlite3_stmt_readonly`): one
 //!    it says writes is refused whatever the guard and the authorizer decided, and the
-//!    disagreement is logged.
+//!    disagreement is logged (pragmas excepted: SQLite flags `PRAGMA journal_mode`, a report,
+//!    as writing, so each pragma is the authorizer's to decide, by the guard's own list).
 //!
 //! ## Types
 //! Each column's declared type (`sqlite3_column_decltype`) decides its Arrow type:

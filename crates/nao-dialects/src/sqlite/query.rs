@@ -115,7 +115,7 @@ fn read(conn: &rusqlite::Connection, job: &Job, producer: &mut Producer) -> Resu
         Stop::Failed(errors::statement_error(database, e, job.max_bytes))
     };
     let mut statement = conn.prepare(&job.sql).map_err(engine_error)?;
-    super::engine_verdict::refuse_writes(&statement, database)?;
+    super::engine_verdict::refuse_writes(&statement, &job.sql, database)?;
     let plans: Vec<ColumnPlan> = statement
         .columns()
         .map(|c| ColumnPlan {
