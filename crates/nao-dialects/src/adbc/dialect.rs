@@ -163,13 +163,15 @@ fn open(name: Arc<str>, config: &AdbcConfig) -> Result<AdbcDialect, DialectError
     let session_sql = session_sql(config, &info, &name)?;
     Pool::set_up(&mut first, &session_sql)
         .map_err(|e| context.connection(&what("making the session read-only"), &e))?;
-    // Gate 3 on a connection of its own, set up as every statement's will be.
-    let mut probe = Pool::open_raw(&database, config.connection_options())
-        .map_err(|e| context.connection(&what("connecting"), &e))?;
-    Pool::set_up(&mut probe, &session_sql)
-        .map_err(|e| context.connection(&what("making the session read-only"), &e))?;
-    privileges::check(&mut probe, &info, &context, config.allows_privileged())?;
-    drop(probe);
+    // Gate 3 on a connection of its own, set up as every statement's will be (only where the
+    // vendor can say: a probe costs a login, a slow one on a warehouse).
+    if privileges::applies_to(&info) {
+        let mut probe = Pool::open_raw(&database, config.connection_options())
+            .map_err(|e| context.connection(&what("connecting"), &e))?;
+        Pool::set_up(&mut probe, &session_sql)
+            .map_err(|e| context.connection(&what("making the session read-only"), &e))?;
+        privileges::check(&mut probe, &context, config.allows_privileged())?;
+    }
     let dialect = config.dialect.unwrap_or_else(|| info.sql_dialect());
     let pool = Pool::new(
         database,

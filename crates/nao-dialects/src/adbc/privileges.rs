@@ -25,18 +25,20 @@ use super::errors::ErrorContext;
 use super::info::DriverInfo;
 use crate::pg_privileges::{self, Finding, Who};
 
-/// Refuses a privileged login where the vendor can say (see the module docs). `probe` is a
-/// fresh connection whose session setup is done; it is used for the check only (its statement
-/// timeout is changed), and dropped by the caller.
+/// Whether the driver's vendor can say what a login may do (PostgreSQL), so that [`check`]
+/// applies: other vendors are not asked, and get no probe connection.
+pub(super) fn applies_to(info: &DriverInfo) -> bool {
+    info.sql_dialect() == SqlDialect::Postgres
+}
+
+/// Refuses a privileged PostgreSQL login (see the module docs). `probe` is a fresh connection
+/// whose session setup is done; it is used for the check only (its statement timeout is
+/// changed), and dropped by the caller.
 pub(super) fn check(
     probe: &mut ManagedConnection,
-    info: &DriverInfo,
     context: &ErrorContext<'_>,
     allow: bool,
 ) -> Result<(), DialectError> {
-    if info.sql_dialect() != SqlDialect::Postgres {
-        return Ok(());
-    }
     match postgres_findings(probe, context) {
         Ok((who, findings, total)) => {
             pg_privileges::verdict(context.database, &who, &findings, total, allow)
