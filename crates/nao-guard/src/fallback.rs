@@ -5,35 +5,44 @@
 //! `ORDER BY`, `LIMIT`, `OFFSET` or `FETCH` follow (`TABLE t ORDER BY c LIMIT 5` means `SELECT *
 //! FROM t ORDER BY c LIMIT 5`; those clauses are then parsed and walked like any other);
 //! SQLite's `PRAGMA name(bare_word)` as `PRAGMA name('bare_word')`; DuckDB's `TABLESAMPLE 10%`
-//! as `TABLESAMPLE 10 PERCENT`. The engine runs the text as written unless the row cap rewrites
-//! it; the guard only needs a tree that means the same.
+//! as `TABLESAMPLE 10 PERCENT`. The equivalent text is the text as written with only those
+//! words exchanged (every other byte kept, trailing semicolons and comments left out). The
+//! engine runs the text as written unless the row cap is spliced in, which happens in the
+//! equivalent text the guard analysed.
 
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 use crate::SqlDialect;
+use crate::lexical::byte_offset;
 
-/// The equivalent text to analyze, when the tokens have one of the shapes above.
-pub(crate) fn equivalent_text(tokens: &[TokenWithSpan], dialect: SqlDialect) -> Option<String> {
-    if dialect == SqlDialect::DuckDb
-        && let Some(text) = percent_samples(tokens)
-    {
-        return Some(text);
-    }
-    let significant: Vec<&Token> = tokens
+/// The equivalent text to analyze, when the tokens of `sql` have one of the shapes above.
+pub(crate) fn equivalent_text(
+    sql: &str,
+    tokens: &[TokenWithSpan],
+    dialect: SqlDialect,
+) -> Option<String> {
+    let significant: Vec<&TokenWithSpan> = tokens
         .iter()
-        .map(|t| &t.token)
-        .filter(|t| !matches!(t, Token::Whitespace(_) | Token::EOF))
+        .filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::EOF))
         .collect();
     let end = significant
         .iter()
-        .rposition(|t| **t != Token::SemiColon)
+        .rposition(|t| t.token != Token::SemiColon)
         .map_or(0, |i| i + 1);
     let significant = &significant[..end];
-    match significant {
+    let text_end = byte_offset(sql, significant.last()?.span.end);
+    if dialect == SqlDialect::DuckDb
+        && let Some(text) = percent_samples(sql, significant, text_end)
+    {
+        return Some(text);
+    }
+    let table_keyword = significant.first()?;
+    let significant: Vec<&Token> = significant.iter().map(|t| &t.token).collect();
+    match significant.as_slice() {
         [Token::Word(first), rest @ ..] if first.keyword == Keyword::TABLE => {
             let name_end = dotted_name_len(rest);
-            let (name, clauses) = rest.split_at(name_end);
+            let clauses = &rest[name_end..];
             let clauses_fit = match clauses.first() {
                 None => true,
                 Some(Token::Word(word)) => matches!(
@@ -42,13 +51,14 @@ pub(crate) fn equivalent_text(tokens: &[TokenWithSpan], dialect: SqlDialect) -> 
                 ),
                 Some(_) => false,
             };
+            let keyword_end = byte_offset(sql, table_keyword.span.end);
+            let keyword_start = byte_offset(sql, table_keyword.span.start);
             (name_end > 0 && clauses_fit).then(|| {
-                let mut text = format!("SELECT * FROM {}", join(name));
-                for token in clauses {
-                    text.push(' ');
-                    text.push_str(&token.to_string());
-                }
-                text
+                format!(
+                    "{}SELECT * FROM{}",
+                    &sql[..keyword_start],
+                    &sql[keyword_end..text_end]
+                )
             })
         }
         [
@@ -71,30 +81,28 @@ pub(crate) fn equivalent_text(tokens: &[TokenWithSpan], dialect: SqlDialect) -> 
 
 /// DuckDB's `TABLESAMPLE 10%` written as `TABLESAMPLE 10 PERCENT`, the same clause in the
 /// words sqlparser reads; `None` when there is no such sample.
-fn percent_samples(tokens: &[TokenWithSpan]) -> Option<String> {
-    let significant: Vec<usize> = (0..tokens.len())
-        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_) | Token::EOF))
-        .collect();
+fn percent_samples(sql: &str, significant: &[&TokenWithSpan], text_end: usize) -> Option<String> {
     let percent_signs: Vec<usize> = significant
         .windows(3)
         .filter(|w| {
-            matches!(&tokens[w[0]].token, Token::Word(word) if word.keyword == Keyword::TABLESAMPLE)
-                && matches!(tokens[w[1]].token, Token::Number(..))
-                && tokens[w[2]].token == Token::Mod
+            matches!(&w[0].token, Token::Word(word) if word.keyword == Keyword::TABLESAMPLE)
+                && matches!(w[1].token, Token::Number(..))
+                && w[2].token == Token::Mod
         })
-        .map(|w| w[2])
+        .map(|w| byte_offset(sql, w[2].span.start))
         .collect();
     if percent_signs.is_empty() {
         return None;
     }
-    let mut text = String::new();
-    for (i, token) in tokens.iter().enumerate() {
-        if percent_signs.contains(&i) {
-            text.push_str(" PERCENT");
-        } else {
-            text.push_str(&token.token.to_string());
-        }
+    let first = significant.iter().find(|t| t.token != Token::SemiColon)?;
+    let mut text = String::with_capacity(text_end + 8 * percent_signs.len());
+    let mut from = byte_offset(sql, first.span.start);
+    for at in percent_signs {
+        text.push_str(&sql[from..at]);
+        text.push_str(" PERCENT");
+        from = at + 1;
     }
+    text.push_str(&sql[from..text_end]);
     Some(text)
 }
 
@@ -114,17 +122,13 @@ fn dotted_name_len(tokens: &[&Token]) -> usize {
     0
 }
 
-fn join(tokens: &[&Token]) -> String {
-    tokens.iter().map(ToString::to_string).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn equivalent(sql: &str, dialect: SqlDialect) -> Option<String> {
         let tokens = crate::lexical::tokenize(sql, dialect).ok()?;
-        equivalent_text(&tokens, dialect)
+        equivalent_text(sql, &tokens, dialect)
     }
 
     #[test]
@@ -148,6 +152,11 @@ mod tests {
             equivalent("TABLE orders FETCH FIRST 3 ROWS ONLY", d).as_deref(),
             Some("SELECT * FROM orders FETCH FIRST 3 ROWS ONLY")
         );
+        assert_eq!(
+            equivalent("TABLE  orders\nORDER BY x = 'it''s' DESC; -- all", d).as_deref(),
+            Some("SELECT * FROM  orders\nORDER BY x = 'it''s' DESC"),
+            "every byte but the keyword's is kept, up to the last token"
+        );
         assert_eq!(equivalent("TABLE orders WHERE id = 1", d), None);
         assert_eq!(equivalent("TABLE orders. ORDER BY id", d), None);
         assert_eq!(equivalent("TABLE ORDER BY id", d), None);
@@ -162,6 +171,14 @@ mod tests {
             )
             .as_deref(),
             Some("SELECT * FROM t TABLESAMPLE 5 PERCENT WHERE '5%' <> x")
+        );
+        assert_eq!(
+            equivalent(
+                "SELECT 'it''s' FROM t TABLESAMPLE 5%; /* done */",
+                SqlDialect::DuckDb
+            )
+            .as_deref(),
+            Some("SELECT 'it''s' FROM t TABLESAMPLE 5 PERCENT")
         );
         assert_eq!(equivalent("SELECT 10 % 3 AS m", SqlDialect::DuckDb), None);
         assert_eq!(

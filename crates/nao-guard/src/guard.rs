@@ -7,15 +7,12 @@ use sqlparser::tokenizer::TokenWithSpan;
 
 use crate::fallback;
 use crate::lexical::{self, TokenFacts};
-use crate::limit;
+use crate::limit::{self, Capped};
 use crate::lineage;
-use crate::literals::{self, Intended};
 use crate::statement::{self, Root};
 use crate::syntax_hints;
 use crate::walker::Walker;
-use crate::{
-    Analysis, Policy, ReadOnlySql, RejectKind, Rejection, SqlDialect, StatementKind, TableName,
-};
+use crate::{Analysis, Policy, ReadOnlySql, RejectKind, Rejection, SqlDialect, StatementKind};
 
 /// Proves `sql` read-only under `policy`, or says why not.
 ///
@@ -36,18 +33,10 @@ use crate::{
 /// # Ok::<(), nao_guard::Rejection>(())
 /// ```
 pub fn check(sql: &str, dialect: SqlDialect, policy: &Policy) -> Result<ReadOnlySql, Rejection> {
-    check_tree(sql, dialect, policy).map(|(checked, _)| checked)
-}
-
-/// [`check`], also giving back the tree it proved (as rewritten for the row cap).
-fn check_tree(
-    sql: &str,
-    dialect: SqlDialect,
-    policy: &Policy,
-) -> Result<(ReadOnlySql, Statement), Rejection> {
-    let (mut statement, facts) = parse_one(sql, dialect, policy)?;
+    let parsed = parse_one(sql, dialect, policy)?;
+    let statement = &parsed.statement;
     let mut walker = Walker::new(dialect, policy, true);
-    let kind = judge(&statement, policy, &mut walker);
+    let kind = judge(statement, policy, &mut walker);
     if let Some(rejection) = walker.rejections.into_iter().next() {
         return Err(rejection);
     }
@@ -60,65 +49,37 @@ fn check_tree(
         ));
     };
     let masked = match kind {
-        StatementKind::Query => lineage::masked_outputs(&statement, policy).map_err(|refusal| {
+        StatementKind::Query => lineage::masked_outputs(statement, policy).map_err(|refusal| {
             let (kind, at) = refusal.into_kind();
             Rejection::new(kind, dialect).at(at)
         })?,
         _ => lineage::MaskedLineage::default(),
     };
-    let own_limit = limit::top_level_limit(&statement);
-    let original = significant_text(sql, &facts);
-    let (sql, cap_applied) = match policy.row_cap {
-        Some(cap)
-            if kind == StatementKind::Query && limit::apply_cap(&mut statement, dialect, cap) =>
-        {
-            let intended = literals::prepare_for_print(&mut statement, sql, dialect);
-            let printed = statement.to_string();
-            if prints_faithfully(&printed, dialect, policy, &walker.tables, cap, &intended) {
-                (printed, true)
-            } else {
-                // sqlparser printed something else than it parsed (a literal or quoted name it
-                // could not be given back as written, for one): run the text as written,
-                // uncapped here; the adapter still caps the rows it fetches.
-                (original.to_owned(), false)
-            }
-        }
-        _ => (original.to_owned(), false),
+    let (text, start) = significant_text(sql, &parsed.facts);
+    let capped = match policy.row_cap {
+        // The cap goes into the text the statement was read from: the equivalent form when
+        // the text as written did not parse.
+        Some(cap) => match &parsed.equivalent {
+            Some(equivalent) => limit::cap_text(statement, equivalent, 0, dialect, cap),
+            None => limit::cap_text(statement, text, start, dialect, cap),
+        },
+        None => Capped::AsWritten,
     };
-    let checked = ReadOnlySql {
+    let (sql, cap_applied) = match capped {
+        Capped::Spliced(text) => (text, true),
+        Capped::AsWritten | Capped::NotInText => (text[start..].to_owned(), false),
+    };
+    Ok(ReadOnlySql {
         sql,
         dialect,
         kind,
         tables: walker.tables,
-        limit: own_limit,
+        limit: limit::top_level_limit(statement),
         cap_applied,
         attribute_refs: walker.attribute_refs,
         masked_outputs: masked.outputs,
         touches_masked_columns: masked.touches_masked,
-    };
-    Ok((checked, statement))
-}
-
-/// Whether the text printed after the cap rewrite passes the guard on its own, reads the same
-/// tables, carries the cap and holds the `intended` literal values and quoted names: the engine runs the printed
-/// text, so it must be proven too, and the printer can change a literal into another one that
-/// passes just as well (`'x\\\''` printed as `'x\''` in MySQL).
-fn prints_faithfully(
-    printed: &str,
-    dialect: SqlDialect,
-    policy: &Policy,
-    tables: &[TableName],
-    cap: u64,
-    intended: &Intended,
-) -> bool {
-    match check_tree(printed, dialect, &policy.clone().without_row_cap()) {
-        Ok((rechecked, tree)) => {
-            rechecked.tables() == tables
-                && rechecked.limit() == Some(cap)
-                && literals::reads_back_as(&tree, intended)
-        }
-        Err(_) => false,
-    }
+    })
 }
 
 /// Reports everything the guard finds in `sql`: tables, functions, the top-level limit, and
@@ -137,8 +98,8 @@ fn prints_faithfully(
 /// assert_eq!(analysis.rejections().len(), 2); // the locking clause and pg_sleep
 /// ```
 pub fn analyze(sql: &str, dialect: SqlDialect, policy: &Policy) -> Analysis {
-    let (statement, _) = match parse_one(sql, dialect, policy) {
-        Ok(parsed) => parsed,
+    let statement = match parse_one(sql, dialect, policy) {
+        Ok(parsed) => parsed.statement,
         Err(rejection) => {
             return Analysis {
                 rejections: vec![rejection],
@@ -165,27 +126,38 @@ pub fn analyze(sql: &str, dialect: SqlDialect, policy: &Policy) -> Analysis {
     }
 }
 
+/// One statement, read from the text as written or from its equivalent form.
+pub(crate) struct Parsed {
+    pub(crate) statement: Statement,
+    pub(crate) facts: TokenFacts,
+    /// The equivalent text the statement was read from when the text as written does not
+    /// parse ([`fallback`]), trimmed to its last token.
+    pub(crate) equivalent: Option<String>,
+}
+
 /// Runs the checks that need no syntax tree, then parses exactly one statement.
-fn parse_one(
+pub(crate) fn parse_one(
     sql: &str,
     dialect: SqlDialect,
     policy: &Policy,
-) -> Result<(Statement, TokenFacts), Rejection> {
+) -> Result<Parsed, Rejection> {
     lexical::check_text(sql, dialect, policy)?;
     let tokens = lexical::tokenize(sql, dialect)?;
     let facts = lexical::check_tokens(&tokens, dialect, policy)?;
     let mut parsed = parse_tokens(tokens, dialect, policy);
     let mut hint = None;
+    let mut equivalent = None;
     if parsed.is_err() {
         // The rare path pays for a second tokenizing: an equivalent form to read instead, or
         // the form to write, so statements that parse pay for neither.
         let tokens = lexical::tokenize(sql, dialect)?;
         hint = syntax_hints::hint(&tokens, dialect);
-        if let Some(text) = fallback::equivalent_text(&tokens, dialect)
+        if let Some(text) = fallback::equivalent_text(sql, &tokens, dialect)
             && let Ok(reparsed) =
                 lexical::tokenize(&text, dialect).map(|t| parse_tokens(t, dialect, policy))
         {
             parsed = reparsed;
+            equivalent = Some(text);
         }
     }
     let mut statements = match parsed {
@@ -209,7 +181,11 @@ fn parse_one(
     };
     match statements.len() {
         0 => Err(Rejection::new(RejectKind::Empty, dialect)),
-        1 => Ok((statements.remove(0), facts)),
+        1 => Ok(Parsed {
+            statement: statements.remove(0),
+            facts,
+            equivalent,
+        }),
         count => Err(Rejection::new(
             RejectKind::MultipleStatements { count },
             dialect,
@@ -269,11 +245,21 @@ fn judge(statement: &Statement, policy: &Policy, walker: &mut Walker<'_>) -> Opt
     kind
 }
 
-/// The text up to the end of the last significant token, without trailing semicolons or
-/// comments (which some drivers refuse in a prepared statement).
-fn significant_text<'a>(sql: &'a str, facts: &TokenFacts) -> &'a str {
-    match facts.end {
-        Some(end) if facts.trailing => &sql[..lexical::byte_offset(sql, end)],
-        _ => sql.trim_end(),
-    }
+/// The text up to its last significant token, without trailing semicolons and comments (which
+/// some drivers refuse in a prepared statement), and the byte offset where the statement
+/// starts: after any leading semicolons.
+pub(crate) fn significant_text<'a>(sql: &'a str, facts: &TokenFacts) -> (&'a str, usize) {
+    let end = match facts.end {
+        Some(end) if facts.trailing => lexical::byte_offset(sql, end),
+        _ => sql.trim_end().len(),
+    };
+    let start = match facts.start {
+        // Leading semicolons end empty statements: the statement starts after them.
+        Some(after) => {
+            let offset = lexical::byte_offset(sql, after);
+            offset + (sql[offset..end].len() - sql[offset..end].trim_start().len())
+        }
+        None => 0,
+    };
+    (&sql[..end], start)
 }

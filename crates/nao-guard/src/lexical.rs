@@ -51,6 +51,9 @@ pub(crate) fn tokenize(sql: &str, dialect: SqlDialect) -> Result<Vec<TokenWithSp
 /// What the token scan learned, for the steps after parsing.
 #[derive(Debug, Default)]
 pub(crate) struct TokenFacts {
+    /// Where the last semicolon before the statement ends, if any (`; SELECT 1` parses as one
+    /// statement).
+    pub(crate) start: Option<Location>,
     /// Where the last token that is not whitespace, a comment or a semicolon ends.
     pub(crate) end: Option<Location>,
     /// Whether anything but whitespace follows `end` (semicolons, comments).
@@ -110,6 +113,9 @@ pub(crate) fn check_tokens(
             Token::Whitespace(Whitespace::Space | Whitespace::Tab | Whitespace::Newline)
             | Token::EOF => continue,
             Token::Whitespace(_) | Token::SemiColon => {
+                if facts.end.is_none() && t.token == Token::SemiColon {
+                    facts.start = Some(t.span.end);
+                }
                 facts.trailing = true;
                 continue;
             }

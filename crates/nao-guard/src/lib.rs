@@ -105,11 +105,14 @@
 //! The analyzer adds one walk over the tree to sqlparser's own tokenizing and parsing; function
 //! look-ups are binary searches over static sorted lists, with no allocation; the sensitive
 //! catalogue costs a hash look-up per table and column name (about a tenth of a check).
-//! Rewriting for a row cap prints the tree and checks the printed text again, so that the text
-//! the engine runs is a text the guard proved; literals that sqlparser would print otherwise
-//! (backslashes, doubled quotes, `0x1F` as `X'1F'`) are printed as written, and a `VALUES`
-//! query is wrapped where `LIMIT` cannot follow it (SQLite). `benches/guard.rs` in the
-//! repository compares the guard with a bare parse of the same statements.
+//! A row cap costs no second parse: it is spliced into the text the guard analysed, at a place
+//! the tree locates (the number of the query's own larger limit, a clause after its last token,
+//! T-SQL's `TOP` after `SELECT`, or a `SELECT * FROM (…) AS nao_capped` wrapper where nothing
+//! else reads right), and every other byte reaches the engine as written. The crate's tests
+//! show, for every statement of its case tables and thousands of generated shapes in every
+//! dialect, that the spliced text parses to the analysed tree with exactly the cap added.
+//! `benches/guard.rs` in the repository compares the guard with a bare parse of the same
+//! statements.
 #![forbid(unsafe_code)]
 
 mod analysis;
@@ -125,7 +128,6 @@ mod implicit;
 mod lexical;
 mod limit;
 mod lineage;
-mod literals;
 mod mask;
 mod policy;
 mod pragma;

@@ -318,11 +318,6 @@ impl Policy {
         sensitive::refused_relation(self, table)
     }
 
-    pub(crate) fn without_row_cap(mut self) -> Self {
-        self.row_cap = None;
-        self
-    }
-
     /// The row cap, if any.
     pub fn row_cap(&self) -> Option<u64> {
         self.row_cap

@@ -54,8 +54,9 @@ impl ReadOnlySql {
         }
     }
 
-    /// The text to execute: the original text (without trailing semicolons), or the rewritten
-    /// text when the policy's row cap added or lowered a limit.
+    /// The text to execute: the original text (without leading or trailing semicolons and
+    /// trailing comments), with the policy's row cap spliced in when it added or lowered a
+    /// limit (every other byte as written).
     pub fn sql(&self) -> &str {
         &self.sql
     }

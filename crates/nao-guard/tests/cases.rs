@@ -284,12 +284,15 @@ fn function_class(r: &Rejection) -> Option<&'static str> {
 /// Whether `out` is `original` less trailing whitespace, semicolons and comments: `out` is a
 /// prefix of it and the guard itself finds nothing but emptiness in the rest.
 fn is_original_text(original: &str, out: &str, dialect: SqlDialect) -> bool {
-    let Some(rest) = original.strip_prefix(out) else {
+    let Some(at) = original.find(out) else {
         return false;
     };
-    !out.trim().is_empty()
-        && (rest.trim().is_empty()
-            || check(rest, dialect, &Policy::default()).is_err_and(|r| r.kind().code() == "empty"))
+    let (lead, rest) = (&original[..at], &original[at + out.len()..]);
+    let nothing = |text: &str| {
+        text.trim().is_empty()
+            || check(text, dialect, &Policy::default()).is_err_and(|r| r.kind().code() == "empty")
+    };
+    !out.trim().is_empty() && nothing(lead) && nothing(rest)
 }
 
 /// Runs one case in one dialect; every problem found is pushed to `problems`.
@@ -390,8 +393,8 @@ fn run_one(case: &Case, expected: &[String], dialect: SqlDialect, problems: &mut
             }
             if !ok.cap_applied() && !is_original_text(&case.sql, ok.sql(), dialect) {
                 problems.push(format!(
-                    "without a cap the text must be the original (less trailing semicolons and \
-                     comments), got {:?}",
+                    "without a cap the text must be the original (less leading semicolons and \
+                     trailing semicolons and comments), got {:?}",
                     ok.sql()
                 ));
             }

@@ -64,12 +64,12 @@ fn row_cap_is_added_in_each_dialects_syntax() {
         (
             SqlDialect::MsSql,
             "SELECT a FROM t ORDER BY a OFFSET 10 ROWS",
-            "SELECT a FROM t ORDER BY a OFFSET 10 ROWS FETCH FIRST 100 ROWS ONLY",
+            "SELECT a FROM t ORDER BY a OFFSET 10 ROWS FETCH NEXT 100 ROWS ONLY",
         ),
         (
             SqlDialect::MsSql,
             "SELECT TOP 5000 a FROM t",
-            "SELECT TOP (100) a FROM t",
+            "SELECT TOP 100 a FROM t",
         ),
     ];
     for (dialect, sql, expected) in cases {
