@@ -12,11 +12,23 @@ use crate::policy::ColumnDenial;
 use crate::rejection::Position;
 use crate::{Policy, RejectKind, TableName};
 
+/// What a walk notes for the column check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Noting {
+    /// Nothing: the policy denies no column.
+    Nothing,
+    /// Tables and wildcards, not column references: only the built-in sensitive columns are
+    /// denied, and those belong to a few catalogue relations; when a statement reads one, the
+    /// walk is repeated noting everything ([`ColumnUse::needs_every_reference`]).
+    TablesFirst,
+    /// Tables, wildcards and every column reference.
+    Everything,
+}
+
 /// The column references, wildcards and table aliases a walk has seen.
 #[derive(Debug)]
 pub(crate) struct ColumnUse {
-    /// Only collect when the policy denies columns.
-    enabled: bool,
+    noting: Noting,
     tables: Vec<(TableName, Option<String>)>,
     /// `None` for a bare `*`, else the qualifier's last part.
     wildcards: Vec<Option<String>>,
@@ -24,9 +36,22 @@ pub(crate) struct ColumnUse {
 }
 
 impl ColumnUse {
-    pub(crate) fn new(enabled: bool) -> Self {
+    /// Notes what `policy` needs: column references only when it denies columns of its own.
+    pub(crate) fn new(policy: &Policy) -> Self {
+        let noting = if policy.denied_columns.is_empty() {
+            Noting::Nothing
+        } else if policy.denies_host_columns() {
+            Noting::Everything
+        } else {
+            Noting::TablesFirst
+        };
+        Self::noting(noting)
+    }
+
+    /// Notes `noting`.
+    pub(crate) fn noting(noting: Noting) -> Self {
         ColumnUse {
-            enabled,
+            noting,
             tables: Vec::new(),
             wildcards: Vec::new(),
             identifiers: Vec::new(),
@@ -35,7 +60,7 @@ impl ColumnUse {
 
     /// A table read in FROM, with its alias.
     pub(crate) fn table_alias(&mut self, name: &ObjectName, alias: Option<&Ident>) {
-        if self.enabled {
+        if self.noting != Noting::Nothing {
             let alias = alias.map(|a| a.value.clone());
             self.tables.push((TableName::from_object_name(name), alias));
         }
@@ -43,7 +68,7 @@ impl ColumnUse {
 
     /// A `*` (no qualifier) or `qualifier.*`.
     pub(crate) fn wildcard(&mut self, qualifier: Option<&ObjectName>) {
-        if self.enabled {
+        if self.noting != Noting::Nothing {
             let last = qualifier
                 .and_then(|q| q.0.last())
                 .map(|p| match p.as_ident() {
@@ -56,9 +81,27 @@ impl ColumnUse {
 
     /// A column or whole-row reference, possibly qualified.
     pub(crate) fn identifier(&mut self, parts: &[Ident], at: Option<Position>) {
-        if self.enabled {
+        if self.noting == Noting::Everything {
             self.identifiers.push((parts.to_vec(), at));
         }
+    }
+
+    /// Whether the walk noted tables first and the statement reads a table with denied
+    /// columns (`tables`: every table it reads), so it must be walked again noting every
+    /// column reference.
+    pub(crate) fn needs_every_reference(&self, policy: &Policy, tables: &[TableName]) -> bool {
+        // The names in FROM that are not tables read (CTE names) count too, as `denied` counts
+        // them.
+        let named_in_from = self
+            .tables
+            .iter()
+            .map(|(table, _)| table)
+            .filter(|table| !tables.contains(table));
+        self.noting == Noting::TablesFirst
+            && tables
+                .iter()
+                .chain(named_in_from)
+                .any(|table| policy.hides_columns_of(table).is_some())
     }
 
     /// The reasons to refuse, given every table the statement reads. A `*` is refused when a
@@ -72,7 +115,7 @@ impl ColumnUse {
         stars_avoid_denied: impl FnOnce() -> bool,
     ) -> Vec<RejectKind> {
         let mut found = Vec::new();
-        if !self.enabled {
+        if self.noting == Noting::Nothing {
             return found;
         }
         // Names by which a table with denied columns can be referred to, and why.
@@ -116,11 +159,6 @@ impl ColumnUse {
         }
         for (parts, _) in &self.identifiers {
             let Some(last) = parts.last() else { continue };
-            let written = parts
-                .iter()
-                .map(|p| p.to_string())
-                .collect::<Vec<_>>()
-                .join(".");
             // `q.col`: when `q` names a table (or its alias) of this statement, only that
             // table's denied columns count; otherwise any table's may.
             let qualifier = (parts.len() >= 2).then(|| &parts[parts.len() - 2].value);
@@ -151,6 +189,11 @@ impl ColumnUse {
                 .denies_column(&last.value, &candidates)
                 .or_else(whole_row)
             {
+                let written = parts
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join(".");
                 found.push(refusal(written, why));
             }
         }

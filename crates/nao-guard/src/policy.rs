@@ -395,6 +395,11 @@ impl Policy {
         sensitive::refused_column(self, name, tables).map(ColumnDenial::Sensitive)
     }
 
+    /// Whether the host denies columns of its own (beyond the built-in sensitive ones).
+    pub(crate) fn denies_host_columns(&self) -> bool {
+        self.host_columns().next().is_some()
+    }
+
     fn host_columns(&self) -> impl Iterator<Item = &ColumnPattern> {
         self.denied_columns.iter().filter(|c| !c.builtin)
     }
@@ -406,6 +411,11 @@ impl Policy {
         self.allowed_functions
             .iter()
             .any(|a| a == last || *a == full)
+    }
+
+    /// Whether the host denies any function by name.
+    pub(crate) fn denies_functions_by_name(&self) -> bool {
+        !self.denied_functions.is_empty()
     }
 
     /// Whether the host denied this function by its last name part (lower-cased).

@@ -306,6 +306,35 @@ fn analyze_reports_every_reason_and_the_facts() {
 }
 
 #[test]
+fn a_sensitive_column_is_found_with_every_other_reason() {
+    // Reading a relation with built-in sensitive columns makes the guard walk the statement a
+    // second time noting every column reference; nothing found before or during the first
+    // walk may be lost or doubled.
+    let sql = "EXPLAIN ANALYZE DELETE FROM t WHERE x IN (SELECT query FROM pg_stat_activity) \
+               AND pg_sleep(1) IS NULL";
+    let analysis = analyze(sql, SqlDialect::Postgres, &Policy::default());
+    let codes: Vec<&str> = analysis
+        .rejections()
+        .iter()
+        .map(|r| r.kind().code())
+        .collect();
+    assert_eq!(codes.first(), Some(&"write_in_query"), "{codes:?}");
+    assert_eq!(
+        codes.iter().filter(|c| **c == "function").count(),
+        1,
+        "{codes:?}"
+    );
+    assert!(codes.contains(&"sensitive"), "{codes:?}");
+    let refused = check(
+        "SELECT pid, query FROM pg_stat_activity",
+        SqlDialect::Postgres,
+        &Policy::default(),
+    )
+    .unwrap_err();
+    assert_eq!(refused.kind().code(), "sensitive");
+}
+
+#[test]
 fn rejections_carry_positions_and_messages_for_the_model() {
     let err = check(
         "SELECT id,\n  pg_sleep(10)\nFROM t",

@@ -188,11 +188,10 @@ impl SensitiveEntry {
         }
     }
 
-    /// Whether this relation or column entry is about the relation whose name has these parts
-    /// ([`segments`]).
-    pub(crate) fn covers_relation(&self, parts: &[&str]) -> bool {
+    /// Whether this relation or column entry is about the relation with this name.
+    pub(crate) fn covers_relation(&self, name: NameTail<'_>) -> bool {
         self.relation()
-            .is_some_and(|pattern| relation_matches(pattern, parts))
+            .is_some_and(|pattern| relation_matches(pattern, name))
     }
 
     /// Whether `allowed` (normalized) names this entry, or the relation of this column entry.
@@ -211,30 +210,62 @@ pub(crate) fn normalize(name: &str) -> String {
         .to_ascii_lowercase()
 }
 
-/// The name's parts, with quoted parts that hold dots split at them.
-fn segments(table: &TableName) -> Vec<&str> {
-    table
-        .parts()
-        .iter()
-        .flat_map(|part| part.value.split('.'))
-        .collect()
+/// The last two words of a relation's name (its name and the schema before it, if any), with
+/// quoted parts that hold dots split at them: all that relation patterns look at.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NameTail<'a> {
+    last: &'a str,
+    before: Option<&'a str>,
+}
+
+impl<'a> NameTail<'a> {
+    /// The tail of `words`, outermost first (each may hold dots).
+    fn of<I>(words: I) -> Option<Self>
+    where
+        I: DoubleEndedIterator<Item = &'a str>,
+    {
+        let mut segments = words.rev().flat_map(|word| word.rsplit('.'));
+        let last = segments.next()?;
+        Some(NameTail {
+            last,
+            before: segments.next(),
+        })
+    }
+
+    fn table(table: &'a TableName) -> Option<Self> {
+        Self::of(table.parts().iter().map(|part| part.value.as_str()))
+    }
 }
 
 /// Whether a relation pattern (`pg_authid`, `mysql.user`, `sys.x$*`, `performance_schema.*`)
-/// matches a name given as its parts.
-fn relation_matches(pattern: &str, parts: &[&str]) -> bool {
-    let Some((last, before)) = parts.split_last() else {
-        return false;
-    };
+/// matches a name.
+fn relation_matches(pattern: &str, name: NameTail<'_>) -> bool {
     match pattern.rsplit_once('.') {
-        None => word_matches(pattern, last),
-        Some((schema, name)) => {
-            word_matches(name, last)
-                && before
-                    .last()
-                    .is_some_and(|s| s.eq_ignore_ascii_case(schema))
+        None => word_matches(pattern, name.last),
+        Some((schema, last)) => {
+            word_matches(last, name.last)
+                && name.before.is_some_and(|s| s.eq_ignore_ascii_case(schema))
         }
     }
+}
+
+/// Calls `f` with `word` in ASCII lower case, without allocating for a short word.
+fn lowercased<R>(word: &str, f: impl FnOnce(&str) -> R) -> R {
+    const SHORT: usize = 64;
+    if !word.bytes().any(|b| b.is_ascii_uppercase()) {
+        return f(word);
+    }
+    if word.len() <= SHORT {
+        let mut buffer = [0u8; SHORT];
+        let lower = &mut buffer[..word.len()];
+        lower.copy_from_slice(word.as_bytes());
+        lower.make_ascii_lowercase();
+        // Lower-casing ASCII letters keeps UTF-8 valid.
+        if let Ok(lower) = std::str::from_utf8(lower) {
+            return f(lower);
+        }
+    }
+    f(&word.to_ascii_lowercase())
 }
 
 /// `word` against `pattern`, ASCII case-insensitively; a trailing `*` matches any rest.
@@ -290,20 +321,14 @@ fn index() -> &'static Index {
 }
 
 /// The relation entries that match a name given as its parts.
-fn relations_for<'p>(parts: &'p [&str]) -> impl Iterator<Item = &'static SensitiveEntry> + 'p {
+fn relations_for(name: NameTail<'_>) -> impl Iterator<Item = &'static SensitiveEntry> + '_ {
     let index = index();
-    let last = parts
-        .last()
-        .map(|w| w.to_ascii_lowercase())
-        .unwrap_or_default();
-    index
-        .relations
-        .get(&last)
+    lowercased(name.last, |last| index.relations.get(last))
         .into_iter()
         .flatten()
         .chain(&index.prefixed)
         .copied()
-        .filter(|e| relation_matches(e.name, parts))
+        .filter(move |e| relation_matches(e.name, name))
 }
 
 /// The relation entry that covers a table name, among those the policy refuses.
@@ -314,7 +339,8 @@ pub(crate) fn refused_relation(
     if policy.sensitive_allowed {
         return None;
     }
-    relations_for(&segments(table)).find(|e| policy.refuses_sensitive(e))
+    NameTail::table(table)
+        .and_then(|name| relations_for(name).find(|e| policy.refuses_sensitive(e)))
 }
 
 /// The relation entry for a table name as a rejection prints it (`"pg_catalog"."pg_authid"`),
@@ -324,7 +350,7 @@ pub(crate) fn relation_for_written(written: &str) -> Option<&'static SensitiveEn
         .split('.')
         .map(|p| p.trim_matches(|c| matches!(c, '"' | '`' | '[' | ']' | '\'')))
         .collect();
-    relations_for(&parts).next()
+    relations_for(NameTail::of(parts.into_iter())?).next()
 }
 
 /// The first sensitive column of `table` that the policy refuses.
@@ -335,14 +361,11 @@ pub(crate) fn refused_column_of(
     if policy.sensitive_allowed {
         return None;
     }
-    let parts = segments(table);
-    let last = parts.last()?.to_ascii_lowercase();
-    index()
-        .column_relations
-        .get(&last)?
+    let name = NameTail::table(table)?;
+    lowercased(name.last, |last| index().column_relations.get(last))?
         .iter()
         .copied()
-        .find(|e| e.covers_relation(&parts) && policy.refuses_sensitive(e))
+        .find(|e| e.covers_relation(name) && policy.refuses_sensitive(e))
 }
 
 /// The sensitive column entry for the column `name` of one of `tables`, among those the policy
@@ -355,13 +378,16 @@ pub(crate) fn refused_column(
     if policy.sensitive_allowed {
         return None;
     }
-    index()
-        .columns
-        .get(&name.to_ascii_lowercase())?
+    lowercased(name, |name| index().columns.get(name))?
         .iter()
         .copied()
         .filter(|e| policy.refuses_sensitive(e))
-        .find(|e| tables.iter().any(|t| e.covers_relation(&segments(t))))
+        .find(|e| {
+            tables
+                .iter()
+                .filter_map(|t| NameTail::table(t))
+                .any(|t| e.covers_relation(t))
+        })
 }
 
 /// The table function entry for a call of `name` (matched on its last part, whatever the
@@ -373,11 +399,8 @@ pub(crate) fn refused_function(
     if policy.sensitive_allowed {
         return None;
     }
-    let last = name.0.last()?.as_ident()?.value.to_ascii_lowercase();
-    index()
-        .functions
-        .get(&last)
-        .copied()
+    let last = &name.0.last()?.as_ident()?.value;
+    lowercased(last, |last| index().functions.get(last).copied())
         .filter(|e| policy.refuses_sensitive(e))
 }
 

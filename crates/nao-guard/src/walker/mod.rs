@@ -12,7 +12,7 @@ use sqlparser::ast::{
 use sqlparser::tokenizer::Span;
 
 use crate::attributes::Attributes;
-use crate::columns::ColumnUse;
+use crate::columns::{ColumnUse, Noting};
 use crate::functions::{self, Catalogued};
 use crate::implicit;
 use crate::rejection::Position;
@@ -122,7 +122,7 @@ impl<'p> Walker<'p> {
             rejections: Vec::new(),
             tables: Vec::new(),
             functions: Vec::new(),
-            columns: ColumnUse::new(!policy.denied_columns.is_empty()),
+            columns: ColumnUse::new(policy),
             attributes: Attributes::default(),
             attribute_refs: Vec::new(),
             scopes: CteScopes::default(),
@@ -151,7 +151,22 @@ impl<'p> Walker<'p> {
 
     /// Walks `statement`; afterwards `rejections`, `tables` and `functions` hold the findings.
     pub(crate) fn walk(&mut self, statement: &Statement) {
+        let before_walk = self.rejections.len();
         let _ = statement.visit(self);
+        if self
+            .columns
+            .needs_every_reference(self.policy, &self.tables)
+        {
+            // A table with built-in sensitive columns is read (rare): walk again, this time
+            // noting every column reference, which the common path does without.
+            let mut again = Walker::new(self.dialect, self.policy, self.stop_at_first);
+            again.columns = ColumnUse::noting(Noting::Everything);
+            again.allowed_nested_statement = self.allowed_nested_statement;
+            again.rejections = std::mem::take(&mut self.rejections);
+            again.rejections.truncate(before_walk);
+            *self = again;
+            let _ = statement.visit(self);
+        }
         if self.rejections.is_empty() || !self.stop_at_first {
             self.resolve_attributes();
         }
@@ -179,36 +194,43 @@ impl<'p> Walker<'p> {
     }
 
     fn check_function(&mut self, name: &ObjectName) -> ControlFlow<()> {
-        let written = name.to_string();
-        if !self.functions.contains(&written) {
-            self.functions.push(written.clone());
+        // The common path (a built-in under a policy that names no functions) allocates
+        // nothing: the written name is built for a refusal or for `analyze`'s list only.
+        if !self.stop_at_first {
+            let written = name.to_string();
+            if !self.functions.contains(&written) {
+                self.functions.push(written);
+            }
         }
-        let parts: Vec<String> = name
-            .0
-            .iter()
-            .map(|p| {
-                p.as_ident()
-                    .map_or_else(|| p.to_string(), |i| i.value.clone())
-                    .to_ascii_lowercase()
-            })
-            .collect();
-        let last = parts.last().map_or("", String::as_str);
-        let at = position(name.span());
+        let lower_parts = || -> Vec<String> {
+            name.0
+                .iter()
+                .map(|p| {
+                    p.as_ident()
+                        .map_or_else(|| p.to_string(), |i| i.value.clone())
+                        .to_ascii_lowercase()
+                })
+                .collect()
+        };
         let catalogued = functions::classify(self.dialect, name);
-        let class = if self.policy.function_denied_by_name(last) {
+        let denied_by_policy = self.policy.denies_functions_by_name()
+            && self
+                .policy
+                .function_denied_by_name(lower_parts().last().map_or("", String::as_str));
+        let class = if denied_by_policy {
             Some(FunctionClass::DeniedByPolicy)
         } else if let Catalogued::Denied(class) = catalogued {
             Some(class)
         } else if let Some(entry) = crate::sensitive::refused_function(self.policy, name) {
             // Shows the host or other sessions: refused with its reason unless lifted.
             let kind = RejectKind::Sensitive {
-                name: written,
+                name: name.to_string(),
                 entry,
             };
-            return self.reject(kind, at);
+            return self.reject(kind, position(name.span()));
         } else if catalogued == Catalogued::Allowed
             || self.policy.allow_unknown_functions
-            || self.policy.function_allowed_by_name(&parts)
+            || self.policy.function_allowed_by_name(&lower_parts())
         {
             None
         } else {
@@ -217,10 +239,10 @@ impl<'p> Walker<'p> {
         match class {
             Some(class) => self.reject(
                 RejectKind::Function {
-                    name: written,
+                    name: name.to_string(),
                     class,
                 },
-                at,
+                position(name.span()),
             ),
             None => ControlFlow::Continue(()),
         }
