@@ -8,7 +8,9 @@
 //! prints. And the row-cap rewrite, which prints the statement again, against each engine: the
 //! capped text returns what the text as written returns (method calls, lambdas, struct and list
 //! literals, hex numbers, VALUES, dollar quoting), and what the engine does not parse the way
-//! sqlparser does is refused (`'abc'.upper()` in DuckDB, `x ISNULL` read as an alias).
+//! sqlparser does is refused (`'abc'.upper()` in DuckDB, `x ISNULL` read as an alias); and
+//! DuckDB syntax the guard reads beyond sqlparser (PIVOT/UNPIVOT statements, ASOF, USING
+//! SAMPLE) runs with the cap spliced in.
 //! PostgreSQL runs when `NAO_TEST_POSTGRES_URL` is set (a superuser URL, used to set up).
 #![allow(clippy::unwrap_used, clippy::print_stdout)] // Tests: a failed unwrap is a failed test.
 
@@ -624,6 +626,62 @@ mod duckdb {
         assert!(problems.is_empty(), "{}", problems.join("\n"));
         assert_eq!(refused, 11, "refused as DuckDB's parser refuses");
         assert!(capped >= 30, "only {capped} capped");
+    }
+
+    /// DuckDB syntax sqlparser does not read and the guard does (PIVOT/UNPIVOT statements, ASOF
+    /// joins, USING SAMPLE, `* RENAME`): with the row cap spliced in, DuckDB runs the text and
+    /// returns the first rows of what the text as written returns.
+    #[tokio::test]
+    async fn engine_syntax_runs_capped_as_written() {
+        let db = DuckDbDialect::in_memory("duck", |connection| {
+            connection.execute_batch(
+                "CREATE TABLE cities AS SELECT * FROM (VALUES ('NL', 2000, 1005), ('NL', 2010, 1065),
+                   ('US', 2000, 564), ('US', 2010, 608), ('FR', 2000, 2100)) c(country, year, population);
+                 CREATE TABLE monthly AS SELECT * FROM (VALUES ('NL', 1, 2), ('US', 3, 4), ('FR', 5, 6)) m(country, jan, feb);
+                 CREATE TABLE trades AS SELECT * FROM (VALUES ('a', 5), ('a', 9), ('b', 7)) t(sym, ts);
+                 CREATE TABLE prices AS SELECT * FROM (VALUES ('a', 1, 10.0), ('a', 8, 11.0), ('b', 2, 20.0)) p(sym, ts, price);",
+            )
+        })
+        .unwrap();
+        let policy = Policy::default().with_row_cap(2);
+        let mut problems = Vec::new();
+        for sql in [
+            "PIVOT cities ON year USING sum(population) GROUP BY country ORDER BY country",
+            "PIVOT cities ON year IN (2000, 2010) USING sum(population) AS total GROUP BY country ORDER BY country LIMIT 5",
+            "UNPIVOT monthly ON COLUMNS(* EXCLUDE (country)) INTO NAME month VALUE sales ORDER BY country, month",
+            "PIVOT_LONGER (SELECT * FROM monthly WHERE jan > 0) ON jan, feb ORDER BY ALL",
+            "SELECT t.sym, t.ts, p.price FROM trades t ASOF JOIN prices p ON t.sym = p.sym AND t.ts >= p.ts ORDER BY t.sym, t.ts",
+            "SELECT t.sym, p.price FROM trades t ASOF LEFT JOIN prices p ON t.sym = p.sym AND t.ts >= p.ts ORDER BY ALL",
+            "SELECT count(*) FROM cities USING SAMPLE 100 PERCENT (bernoulli)",
+            "SELECT country FROM cities USING SAMPLE 3 ROWS ORDER BY country",
+            "SELECT * RENAME (population AS people) FROM cities ORDER BY ALL",
+        ] {
+            let checked = match check(sql, SqlDialect::DuckDb, &policy) {
+                Ok(checked) => checked,
+                Err(e) => {
+                    problems.push(format!("{sql}: refused: {e}"));
+                    continue;
+                }
+            };
+            let as_written = engine(&db, sql).await;
+            let ran = db.query(&checked, &ExecOptions::default()).await;
+            match (&ran, &as_written) {
+                (Ok(ran), Ok(written))
+                    if ran.row_count <= 2
+                        && ran.row_count == written.row_count.min(2)
+                        && first_row(ran) == first_row(written) =>
+                {
+                    assert!(checked.cap_applied() || written.row_count <= 2, "{sql}");
+                }
+                _ => problems.push(format!(
+                    "{sql}: capped as {} gives {:?}, as written {:?}",
+                    checked.sql(),
+                    ran.as_ref().map(|r| (r.row_count, first_row(r))),
+                    as_written.as_ref().map(|r| (r.row_count, first_row(r)))
+                )),
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 
     /// `x.f().g()`: DuckDB calls the function `f` of a schema `x` when there is one, as it

@@ -4,10 +4,12 @@ use std::fmt;
 use std::str::FromStr;
 
 use sqlparser::dialect::{
-    AnsiDialect, BigQueryDialect, ClickHouseDialect, DatabricksDialect, Dialect, DuckDbDialect,
-    GenericDialect, HiveDialect, MsSqlDialect, MySqlDialect, PostgreSqlDialect, RedshiftSqlDialect,
-    SQLiteDialect, SnowflakeDialect, SparkSqlDialect,
+    AnsiDialect, BigQueryDialect, ClickHouseDialect, DatabricksDialect, Dialect, GenericDialect,
+    HiveDialect, MsSqlDialect, MySqlDialect, PostgreSqlDialect, RedshiftSqlDialect, SQLiteDialect,
+    SnowflakeDialect, SparkSqlDialect,
 };
+
+use crate::extended::DuckDbExtended;
 
 /// An engine family whose SQL the guard parses, checks and rewrites.
 ///
@@ -134,7 +136,7 @@ impl SqlDialect {
             SqlDialect::Redshift => &RedshiftSqlDialect {},
             SqlDialect::MySql | SqlDialect::MariaDb => &MySqlDialect {},
             SqlDialect::Sqlite => &SQLiteDialect {},
-            SqlDialect::DuckDb => &DuckDbDialect {},
+            SqlDialect::DuckDb => &DuckDbExtended,
             SqlDialect::Snowflake => &SnowflakeDialect,
             SqlDialect::BigQuery => &BigQueryDialect,
             SqlDialect::Databricks => &DatabricksDialect,

@@ -1,5 +1,9 @@
 //! Everyday statements that sqlparser 0.64 cannot parse, read through an equivalent form.
 //!
+//! Two kinds of reading: words exchanged for equivalent ones ([`equivalent_text`]), and clauses
+//! blanked out byte for byte ([`blanked_text`]) where what they say reads no table and calls no
+//! function, so the tree without them proves the same.
+//!
 //! Only exact token shapes qualify, so nothing else can be smuggled through: `TABLE name`
 //! (standard SQL, PostgreSQL, MySQL 8, DuckDB) is analyzed as `SELECT * FROM name`, also when
 //! `ORDER BY`, `LIMIT`, `OFFSET` or `FETCH` follow (`TABLE t ORDER BY c LIMIT 5` means `SELECT *
@@ -15,6 +19,112 @@ use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 use crate::SqlDialect;
 use crate::lexical::byte_offset;
+
+/// The text with DuckDB's `ASOF` join keyword and `USING SAMPLE …` clauses blanked out, every
+/// other byte (and every line break) kept in place; `None` when there is neither.
+///
+/// `a ASOF JOIN b ON …` reads the same tables and expressions as `a JOIN b ON …` (it keeps the
+/// nearest match rather than every match), and a sample clause holds only numbers, a unit and a
+/// method name (`USING SAMPLE 10%`, `USING SAMPLE 50 ROWS`, `USING SAMPLE 10 PERCENT
+/// (bernoulli, 42)`, `USING SAMPLE reservoir(5%) REPEATABLE (7)`): the guard proves the text
+/// without them, and the engine runs the text as written (the row cap spliced in at the same
+/// byte offsets, which blanking keeps).
+pub(crate) fn blanked_text(
+    sql: &str,
+    tokens: &[TokenWithSpan],
+    dialect: SqlDialect,
+) -> Option<String> {
+    if dialect != SqlDialect::DuckDb {
+        return None;
+    }
+    let significant: Vec<&TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::EOF))
+        .collect();
+    let is = |i: usize, keyword: Keyword| matches!(significant.get(i), Some(t) if matches!(&t.token, Token::Word(w) if w.keyword == keyword && w.quote_style.is_none()));
+    let mut blanks = Vec::new();
+    let mut i = 0;
+    while i < significant.len() {
+        if is(i, Keyword::ASOF) && (is(i + 1, Keyword::JOIN) || is(i + 1, Keyword::LEFT)) {
+            blanks.push((i, i));
+        } else if is(i, Keyword::USING) && is(i + 1, Keyword::SAMPLE) {
+            let end = sample_clause_end(&significant, i + 2)?;
+            blanks.push((i, end));
+            i = end;
+        }
+        i += 1;
+    }
+    if blanks.is_empty() {
+        return None;
+    }
+    let mut text = sql.as_bytes().to_vec();
+    for (first, last) in blanks {
+        let start = byte_offset(sql, significant[first].span.start);
+        let end = byte_offset(sql, significant[last].span.end);
+        for byte in &mut text[start..end] {
+            if *byte != b'\n' {
+                *byte = b' ';
+            }
+        }
+    }
+    // Whole characters were blanked (token boundaries), each byte by an ASCII space.
+    String::from_utf8(text).ok()
+}
+
+/// The index of the last token of a sample clause whose size starts at `at`, or `None` when
+/// the tokens there are not exactly one of the clause's forms.
+fn sample_clause_end(tokens: &[&TokenWithSpan], at: usize) -> Option<usize> {
+    let token = |i: usize| tokens.get(i).map(|t| &t.token);
+    let word = |i: usize, words: &[&str]| matches!(token(i), Some(Token::Word(w)) if w.quote_style.is_none() && words.iter().any(|x| w.value.eq_ignore_ascii_case(x)));
+    const METHODS: &[&str] = &["bernoulli", "system", "reservoir"];
+    // A size: a number, then `%`, `PERCENT` or `ROWS` (or nothing: a row count).
+    let size = |i: usize| -> Option<usize> {
+        if !matches!(token(i), Some(Token::Number(..))) {
+            return None;
+        }
+        if token(i + 1) == Some(&Token::Mod) || word(i + 1, &["percent", "rows"]) {
+            Some(i + 1)
+        } else {
+            Some(i)
+        }
+    };
+    let mut end = if word(at, METHODS) && token(at + 1) == Some(&Token::LParen) {
+        // `reservoir(10%)`
+        let inner = size(at + 2)?;
+        (token(inner + 1) == Some(&Token::RParen)).then_some(inner + 1)?
+    } else {
+        let size_end = size(at)?;
+        if token(size_end + 1) == Some(&Token::LParen) {
+            // `10% (bernoulli)` or `10% (bernoulli, 42)`
+            if !word(size_end + 2, METHODS) {
+                return None;
+            }
+            match token(size_end + 3) {
+                Some(Token::RParen) => size_end + 3,
+                Some(Token::Comma)
+                    if matches!(token(size_end + 4), Some(Token::Number(..)))
+                        && token(size_end + 5) == Some(&Token::RParen) =>
+                {
+                    size_end + 5
+                }
+                _ => return None,
+            }
+        } else {
+            size_end
+        }
+    };
+    if word(end + 1, &["repeatable"]) {
+        if token(end + 2) == Some(&Token::LParen)
+            && matches!(token(end + 3), Some(Token::Number(..)))
+            && token(end + 4) == Some(&Token::RParen)
+        {
+            end += 4;
+        } else {
+            return None;
+        }
+    }
+    Some(end)
+}
 
 /// The equivalent text to analyze, when the tokens of `sql` have one of the shapes above.
 pub(crate) fn equivalent_text(
@@ -183,6 +293,52 @@ mod tests {
         assert_eq!(equivalent("SELECT 10 % 3 AS m", SqlDialect::DuckDb), None);
         assert_eq!(
             equivalent("SELECT * FROM t TABLESAMPLE 5%", SqlDialect::Postgres),
+            None
+        );
+    }
+
+    fn blanked(sql: &str) -> Option<String> {
+        let tokens = crate::lexical::tokenize(sql, SqlDialect::DuckDb).ok()?;
+        blanked_text(sql, &tokens, SqlDialect::DuckDb)
+    }
+
+    #[test]
+    fn duckdb_asof_and_sample_clauses_are_blanked_in_place() {
+        assert_eq!(
+            blanked("SELECT * FROM a ASOF LEFT JOIN b ON a.t >= b.t").as_deref(),
+            Some("SELECT * FROM a      LEFT JOIN b ON a.t >= b.t")
+        );
+        assert_eq!(
+            blanked("SELECT * FROM t USING SAMPLE 10%\nORDER BY 1").as_deref(),
+            Some("SELECT * FROM t                 \nORDER BY 1")
+        );
+        for sql in [
+            "SELECT * FROM t USING SAMPLE 50 ROWS",
+            "SELECT * FROM t USING SAMPLE 10 PERCENT (bernoulli, 42)",
+            "SELECT * FROM t USING SAMPLE reservoir(5%) REPEATABLE (7)",
+            "SELECT * FROM t USING SAMPLE 10% (system)",
+        ] {
+            let text = blanked(sql).unwrap_or_else(|| panic!("{sql}"));
+            assert_eq!(text.len(), sql.len());
+            assert_eq!(text.trim_end(), "SELECT * FROM t", "{sql}");
+        }
+        // Anything else in the clause, or elsewhere, is left for the parser to refuse.
+        for sql in [
+            "SELECT * FROM t USING SAMPLE f(10)",
+            "SELECT * FROM t USING SAMPLE 10% (bernoulli, x)",
+            "SELECT * FROM t USING SAMPLE (SELECT 1)",
+            "SELECT * FROM t USING SAMPLE 10% REPEATABLE (now())",
+            "SELECT * FROM t JOIN u USING (id)",
+        ] {
+            assert_eq!(blanked(sql), None, "{sql}");
+        }
+        let tokens = crate::lexical::tokenize("SELECT 1 USING SAMPLE 1%", SqlDialect::Postgres);
+        assert_eq!(
+            blanked_text(
+                "SELECT 1 USING SAMPLE 1%",
+                &tokens.unwrap(),
+                SqlDialect::Postgres
+            ),
             None
         );
     }

@@ -59,9 +59,14 @@ pub fn check(sql: &str, dialect: SqlDialect, policy: &Policy) -> Result<ReadOnly
     let capped = match policy.row_cap {
         // The cap goes into the text the statement was read from: the equivalent form when
         // the text as written did not parse.
-        Some(cap) => match &parsed.equivalent {
-            Some(equivalent) => limit::cap_text(statement, equivalent, 0, dialect, cap),
-            None => limit::cap_text(statement, text, start, dialect, cap),
+        Some(cap) => match &parsed.reading {
+            Reading::AsWritten => limit::cap_text(statement, text, text, start, dialect, cap),
+            Reading::Equivalent(equivalent) => {
+                limit::cap_text(statement, equivalent, equivalent, 0, dialect, cap)
+            }
+            Reading::Blanked(blanked) => {
+                limit::cap_text(statement, blanked, text, start, dialect, cap)
+            }
         },
         None => Capped::AsWritten,
     };
@@ -126,13 +131,23 @@ pub fn analyze(sql: &str, dialect: SqlDialect, policy: &Policy) -> Analysis {
     }
 }
 
-/// One statement, read from the text as written or from its equivalent form.
+/// One statement, read from the text as written or from another form of it.
 pub(crate) struct Parsed {
     pub(crate) statement: Statement,
     pub(crate) facts: TokenFacts,
-    /// The equivalent text the statement was read from when the text as written does not
-    /// parse ([`fallback`]), trimmed to its last token.
-    pub(crate) equivalent: Option<String>,
+    pub(crate) reading: Reading,
+}
+
+/// The text a statement was read from.
+pub(crate) enum Reading {
+    /// The text as written.
+    AsWritten,
+    /// An equivalent text, trimmed to its last token ([`fallback::equivalent_text`]): the
+    /// engine runs it when the row cap is spliced in.
+    Equivalent(String),
+    /// The text with clauses blanked out byte for byte ([`fallback::blanked_text`]): the engine
+    /// runs the text as written, the row cap spliced in at the same offsets.
+    Blanked(String),
 }
 
 /// Runs the checks that need no syntax tree, then parses exactly one statement.
@@ -146,18 +161,28 @@ pub(crate) fn parse_one(
     let facts = lexical::check_tokens(&tokens, dialect, policy)?;
     let mut parsed = parse_tokens(tokens, dialect, policy);
     let mut hint = None;
-    let mut equivalent = None;
+    let mut reading = Reading::AsWritten;
     if parsed.is_err() {
         // The rare path pays for a second tokenizing: an equivalent form to read instead, or
         // the form to write, so statements that parse pay for neither.
         let tokens = lexical::tokenize(sql, dialect)?;
         hint = syntax_hints::hint(&tokens, dialect);
-        if let Some(text) = fallback::equivalent_text(sql, &tokens, dialect)
-            && let Ok(reparsed) =
-                lexical::tokenize(&text, dialect).map(|t| parse_tokens(t, dialect, policy))
-        {
-            parsed = reparsed;
-            equivalent = Some(text);
+        let readings = [
+            fallback::equivalent_text(sql, &tokens, dialect).map(Reading::Equivalent),
+            fallback::blanked_text(sql, &tokens, dialect).map(Reading::Blanked),
+        ];
+        for candidate in readings.into_iter().flatten() {
+            let (Reading::Equivalent(text) | Reading::Blanked(text)) = &candidate else {
+                continue;
+            };
+            if let Ok(reparsed) =
+                lexical::tokenize(text, dialect).map(|t| parse_tokens(t, dialect, policy))
+                && reparsed.is_ok()
+            {
+                parsed = reparsed;
+                reading = candidate;
+                break;
+            }
         }
     }
     let mut statements = match parsed {
@@ -184,7 +209,7 @@ pub(crate) fn parse_one(
         1 => Ok(Parsed {
             statement: statements.remove(0),
             facts,
-            equivalent,
+            reading,
         }),
         count => Err(Rejection::new(
             RejectKind::MultipleStatements { count },

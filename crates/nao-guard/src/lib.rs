@@ -30,7 +30,11 @@
 //! ## What is allowed, and why
 //! Exactly one statement (trailing semicolons and comments are fine), of these kinds:
 //! - **Queries**: SELECT, set operations, VALUES, `TABLE t`, DuckDB's `FROM t`, with CTEs
-//!   (including recursive ones), subqueries, joins, windows and dialect syntax.
+//!   (including recursive ones), subqueries, joins, windows and dialect syntax, including
+//!   engine syntax sqlparser does not read: DuckDB's `PIVOT`/`UNPIVOT` statements and `* RENAME`
+//!   (through sqlparser's dialect hooks), `ASOF` joins and `USING SAMPLE` (read with the clause
+//!   blanked out, since it reads no table and calls no function). Other engine forms it cannot
+//!   read are refused with the equivalent form to write.
 //! - **EXPLAIN** of a query (EXPLAIN ANALYZE runs it, which is fine for a query; EXPLAIN of
 //!   anything else is refused: EXPLAIN ANALYZE of a DELETE deletes).
 //! - **Introspection**: SHOW …, DESCRIBE …, SQLite's PRAGMAs that only read ([`SqlitePragma`],
@@ -121,6 +125,7 @@ mod columns;
 mod comments;
 mod confusable;
 mod dialect;
+mod extended;
 mod fallback;
 mod functions;
 mod guard;
@@ -139,6 +144,8 @@ mod source_index;
 mod statement;
 mod syntax_hints;
 mod table_name;
+#[cfg(test)]
+mod test_cases;
 mod walker;
 
 pub use analysis::Analysis;

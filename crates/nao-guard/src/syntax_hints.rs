@@ -5,11 +5,15 @@
 //!
 //! Each hint matches a token shape of one dialect (upstream sqlparser changes that would make
 //! them parse are listed in issue 16's notes):
-//! - DuckDB's simplified `PIVOT`/`UNPIVOT` statements → the SQL-standard `PIVOT (…)` clause;
+//! - DuckDB's simplified `PIVOT`/`UNPIVOT` statements where the guard does not read them (after
+//!   `WITH`, or in parentheses; see `extended`) → the SQL-standard `PIVOT (…)` clause;
 //! - DuckDB's `SUMMARIZE` → aggregates, or the describe tool;
-//! - DuckDB's `USING SAMPLE` → `TABLESAMPLE n PERCENT`;
-//! - DuckDB's `ASOF JOIN … ON` → a `LATERAL` subquery taking the latest earlier row;
-//! - DuckDB's `* RENAME (…)` → `* EXCLUDE (…)` plus the renamed columns;
+//! - DuckDB's `USING SAMPLE` with a size that is not a number (see `fallback`) → `TABLESAMPLE
+//!   n PERCENT`;
+//! - DuckDB's `ASOF JOIN` where blanking `ASOF` does not leave a join sqlparser reads → a
+//!   `LATERAL` subquery taking the latest earlier row;
+//! - DuckDB's `* RENAME (…)` where sqlparser does not read it → `* EXCLUDE (…)` plus the renamed
+//!   columns;
 //! - ClickHouse's `WITH <expression> AS <name>` → the expression in the select list, or a CTE;
 //! - PostgreSQL's `ROWS FROM (…)` → `unnest` of several arrays, or functions joined on their
 //!   ordinality.

@@ -67,6 +67,7 @@ const FILES: &[&str] = &[
     "literals.toml",
     "executable_comments.toml",
     "sensitive.toml",
+    "engine_syntax.toml",
 ];
 
 #[derive(Debug, Deserialize)]
@@ -85,6 +86,8 @@ struct Case {
     expect_any: Option<Vec<String>>,
     class: Option<String>,
     tables: Option<Vec<String>>,
+    /// The functions `analyze` finds, as written, in order.
+    functions: Option<Vec<String>>,
     limit: Option<LimitExpect>,
     sql_out: Option<String>,
     cap_applied: Option<bool>,
@@ -199,6 +202,7 @@ fn validate(case: &Case) -> Result<(Vec<String>, Vec<SqlDialect>), String> {
     }
     let only_ok = expected == ["ok"];
     let ok_fields = case.tables.is_some()
+        || case.functions.is_some()
         || case.limit.is_some()
         || case.sql_out.is_some()
         || case.cap_applied.is_some()
@@ -355,6 +359,14 @@ fn run_one(case: &Case, expected: &[String], dialect: SqlDialect, problems: &mut
                 if &got != tables {
                     mismatch.push(format!("tables {tables:?}"));
                 }
+            }
+            if let Some(functions) = &case.functions
+                && analysis.functions() != functions.as_slice()
+            {
+                mismatch.push(format!(
+                    "functions {functions:?} (analyze found {:?})",
+                    analysis.functions()
+                ));
             }
             match &case.limit {
                 Some(LimitExpect::Rows(n)) if ok.limit() != Some(*n) => {
@@ -538,6 +550,7 @@ case_file_tests! {
     literals => "literals.toml",
     executable_comments => "executable_comments.toml",
     sensitive => "sensitive.toml",
+    engine_syntax => "engine_syntax.toml",
 }
 
 #[test]

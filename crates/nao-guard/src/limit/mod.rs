@@ -4,7 +4,7 @@ use sqlparser::ast::{Expr, Fetch, LimitClause, Query, SetExpr, Statement, Top, T
 
 mod splice;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub(crate) use splice::{Capped, cap_text};
 

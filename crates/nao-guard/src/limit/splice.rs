@@ -81,17 +81,19 @@ pub(crate) enum Clause {
     PipeLimit,
 }
 
-/// The text to run for `statement`, parsed from `text` (the text up to its last significant
-/// token; the statement starts at byte `start`, after any leading semicolons), so that it
-/// returns at most `cap` rows.
+/// The text to run for `statement` so that it returns at most `cap` rows: `text` (up to its
+/// last significant token; the statement starts at byte `start`, after any leading semicolons)
+/// with the cap spliced in. The tree's positions are located in `read`, the text the statement
+/// was parsed from: `text` itself, or `text` with clauses blanked out byte for byte.
 pub(crate) fn cap_text(
     statement: &Statement,
+    read: &str,
     text: &str,
     start: usize,
     dialect: SqlDialect,
     cap: u64,
 ) -> Capped {
-    match plan(statement, text, dialect, cap) {
+    match plan(statement, read, dialect, cap) {
         Splice::Nothing => Capped::AsWritten,
         splice if !splice.lies_within(text, start) => Capped::NotInText,
         Splice::Unsupported => Capped::NotInText,

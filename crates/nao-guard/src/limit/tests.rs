@@ -7,8 +7,6 @@
 //! their source positions). It also checks that the returned text has the cap as its top-level
 //! limit, and that every query left uncapped in its text is one with a final clause.
 
-use std::path::Path;
-
 use sqlparser::ast::{
     Expr, Fetch, LimitClause, PipeOperator, Query, SetExpr, Statement, TableFactor, Top,
     TopQuantity, Value,
@@ -17,7 +15,7 @@ use sqlparser::parser::Parser;
 
 use super::splice::{Clause, Splice, apply, plan};
 use super::{constant, top_level_limit};
-use crate::guard::{parse_one, significant_text};
+use crate::guard::{Reading, parse_one, significant_text};
 use crate::{Policy, RowCapSyntax, SqlDialect, check};
 
 const CAPS: [u64; 3] = [1, 100, 1_000_000];
@@ -48,14 +46,13 @@ impl Tally {
         };
         let parsed = parse_one(sql, dialect, &policy).map_err(|e| e.to_string())?;
         let tree = parsed.statement;
-        let (analysed, start) = match &parsed.equivalent {
-            Some(text) => (text.clone(), 0),
-            None => {
-                let (text, start) = significant_text(sql, &parsed.facts);
-                (text.to_owned(), start)
-            }
+        let (text, start) = significant_text(sql, &parsed.facts);
+        let (read, analysed, start) = match &parsed.reading {
+            Reading::AsWritten => (text.to_owned(), text.to_owned(), start),
+            Reading::Equivalent(equivalent) => (equivalent.clone(), equivalent.clone(), 0),
+            Reading::Blanked(blanked) => (blanked.clone(), text.to_owned(), start),
         };
-        let splice = plan(&tree, &analysed, dialect, cap);
+        let splice = plan(&tree, &read, dialect, cap);
         if !checked.cap_applied() {
             return match splice {
                 Splice::Nothing => {
@@ -71,7 +68,14 @@ impl Tally {
         if apply(&splice, &analysed, start, dialect, cap) != text {
             return Err(format!("the guard's text differs from the plan {splice:?}"));
         }
-        let reparsed = reparse(text, dialect)?;
+        // Blanked clauses stay blanked: the text the engine runs is the one checked, with them.
+        let read_back = match &parsed.reading {
+            Reading::Blanked(blanked) => {
+                apply(&splice, &blanked[..analysed.len()], start, dialect, cap)
+            }
+            _ => text.to_owned(),
+        };
+        let reparsed = reparse(&read_back, dialect)?;
         if top_level_limit(&reparsed) != Some(cap) {
             return Err(format!(
                 "{text}\n    reads with the top-level limit {:?}",
@@ -230,50 +234,10 @@ fn wrap(query: &mut Query, dialect: SqlDialect, cap: u64, hoist_with: bool) -> R
     Ok(())
 }
 
-/// The case tables' statements and the dialects each is run in.
-fn case_table_statements() -> Vec<(String, Vec<SqlDialect>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
-    let mut statements = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.expect("a testdata entry").path())
-        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
-    for path in files {
-        let text = std::fs::read_to_string(&path).expect("a readable case file");
-        let table: toml::Table = text.parse().expect("a case file in TOML");
-        let cases = table
-            .get("case")
-            .and_then(|c| c.as_array())
-            .expect("[[case]] entries");
-        for case in cases {
-            let sql = case
-                .get("sql")
-                .and_then(|s| s.as_str())
-                .expect("a case's sql");
-            let dialects = match case.get("dialects").and_then(|d| d.as_array()) {
-                Some(names) => names
-                    .iter()
-                    .map(|n| {
-                        n.as_str()
-                            .expect("a dialect name")
-                            .parse()
-                            .expect("a dialect")
-                    })
-                    .collect(),
-                None => SqlDialect::ALL.to_vec(),
-            };
-            statements.push((sql.to_owned(), dialects));
-        }
-    }
-    statements
-}
-
 #[test]
 fn every_case_table_statement_capped_in_its_text_parses_to_its_tree_capped() {
     let mut tally = Tally::default();
-    for (sql, dialects) in case_table_statements() {
+    for (sql, dialects) in crate::test_cases::statements() {
         for dialect in dialects {
             tally.run(&sql, dialect);
         }
@@ -289,7 +253,7 @@ fn every_case_table_statement_capped_in_its_text_parses_to_its_tree_capped() {
 }
 
 /// Query shapes built from parts: each head, body, ordering and limit, with one of the endings.
-fn generated_statements() -> Vec<String> {
+pub(crate) fn generated_statements() -> Vec<String> {
     let heads = ["", "WITH c AS (SELECT a FROM t) ", "/* lead */ ", " ;; "];
     let bodies = [
         "SELECT a FROM t",

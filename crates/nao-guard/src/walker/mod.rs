@@ -56,6 +56,9 @@ pub(crate) struct Walker<'p> {
     table_function_name: Option<usize>,
     /// Table-hint expressions, which look like function calls but are not (by address).
     hint_exprs: Vec<usize>,
+    /// The names ClickHouse's `ARRAY JOIN` unnests, which sqlparser reads as relations but
+    /// are array columns of the tables before it (by address).
+    array_join_columns: Vec<usize>,
 }
 
 /// The clauses of Snowflake's time travel and change tracking, which sqlparser writes as calls.
@@ -133,6 +136,7 @@ impl<'p> Walker<'p> {
             max_expr_depth: policy.max_operator_chain + 4 * policy.max_nesting,
             table_function_name: None,
             hint_exprs: Vec::new(),
+            array_join_columns: Vec::new(),
         }
     }
 
@@ -384,6 +388,25 @@ impl<'p> Walker<'p> {
     /// shared column, which may be a denied one.
     fn check_join_columns(&mut self, tables: &[TableWithJoins]) {
         for join in tables.iter().flat_map(|t| &t.joins) {
+            if let (
+                JoinOperator::ArrayJoin
+                | JoinOperator::LeftArrayJoin
+                | JoinOperator::InnerArrayJoin,
+                TableFactor::Table {
+                    name, args: None, ..
+                },
+            ) = (&join.join_operator, &join.relation)
+            {
+                // `ARRAY JOIN arr` unnests the column `arr`: a column read, not a table.
+                self.array_join_columns.push(addr(name));
+                let idents: Vec<_> = name
+                    .0
+                    .iter()
+                    .filter_map(|p| p.as_ident().cloned())
+                    .collect();
+                self.columns.identifier(&idents, position(name.span()));
+                continue;
+            }
             let constraint = match &join.join_operator {
                 JoinOperator::Join(c)
                 | JoinOperator::Inner(c)
@@ -564,6 +587,14 @@ impl Visitor for Walker<'_> {
 
     fn pre_visit_relation(&mut self, relation: &ObjectName) -> ControlFlow<()> {
         if self.table_function_name.take() == Some(addr(relation)) || self.scopes.is_cte(relation) {
+            return ControlFlow::Continue(());
+        }
+        if let Some(i) = self
+            .array_join_columns
+            .iter()
+            .position(|&a| a == addr(relation))
+        {
+            self.array_join_columns.swap_remove(i);
             return ControlFlow::Continue(());
         }
         if functions::names_a_pragma(self.dialect, relation) {
