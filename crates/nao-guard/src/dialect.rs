@@ -4,12 +4,12 @@ use std::fmt;
 use std::str::FromStr;
 
 use sqlparser::dialect::{
-    AnsiDialect, BigQueryDialect, ClickHouseDialect, DatabricksDialect, Dialect, GenericDialect,
-    HiveDialect, MsSqlDialect, MySqlDialect, PostgreSqlDialect, RedshiftSqlDialect, SQLiteDialect,
+    AnsiDialect, BigQueryDialect, DatabricksDialect, Dialect, GenericDialect, HiveDialect,
+    MsSqlDialect, MySqlDialect, PostgreSqlDialect, RedshiftSqlDialect, SQLiteDialect,
     SnowflakeDialect, SparkSqlDialect,
 };
 
-use crate::extended::DuckDbExtended;
+use crate::extended::{ClickHouseExtended, DuckDbExtended};
 
 /// An engine family whose SQL the guard parses, checks and rewrites.
 ///
@@ -143,7 +143,7 @@ impl SqlDialect {
             SqlDialect::Spark => &SparkSqlDialect,
             SqlDialect::Hive => &HiveDialect {},
             SqlDialect::MsSql => &MsSqlDialect {},
-            SqlDialect::ClickHouse => &ClickHouseDialect {},
+            SqlDialect::ClickHouse => &ClickHouseExtended,
         }
     }
 

@@ -470,7 +470,7 @@ fn unreadable_engine_syntax_is_refused_with_the_form_to_write() {
             "TABLESAMPLE 10 PERCENT",
         ),
         (
-            "WITH 10 AS n SELECT number FROM numbers(n)",
+            "WITH 10 AS n, 5 m SELECT number FROM numbers(n)",
             SqlDialect::ClickHouse,
             "put the expression in the select list",
         ),

@@ -7,14 +7,19 @@
 //!   `PIVOT_WIDER` / `PIVOT_LONGER`), read as a query over the SQL-standard `PIVOT` / `UNPIVOT`
 //!   table factor with the same table, expressions and aggregates; `* RENAME (…)`, the
 //!   capability sqlparser already has for Snowflake.
+//! - ClickHouse ([`ClickHouseExtended`]): `WITH <expression> AS <name>` items, read as the CTE
+//!   `<name> AS (SELECT <expression>)`.
 //!
 //! Since the guard never prints a tree (the row cap is spliced into the text as written), the
 //! tree only has to read the same tables, functions and columns as the engine; the tests check
 //! that every statement the engine's own sqlparser dialect reads is read the same here.
 
+mod clickhouse;
+mod clickhouse_with;
 mod duckdb;
 mod duckdb_pivot;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use clickhouse::ClickHouseExtended;
 pub(crate) use duckdb::DuckDbExtended;

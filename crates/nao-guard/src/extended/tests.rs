@@ -1,10 +1,10 @@
 //! The extended dialects read everything their engine's sqlparser dialect reads, the same way.
 
-use sqlparser::dialect::{Dialect, DuckDbDialect};
+use sqlparser::dialect::{ClickHouseDialect, Dialect, DuckDbDialect};
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Tokenizer;
 
-use super::DuckDbExtended;
+use super::{ClickHouseExtended, DuckDbExtended};
 use crate::SqlDialect;
 
 /// Every statement of the case tables and the generated query shapes that `base` reads is read
@@ -79,5 +79,38 @@ fn duckdb_pivot_statements_read_as_pivot_queries() {
             parsed.is_err() || parsed.as_ref().is_ok_and(|s| s.len() > 1),
             "{bad}: {parsed:?}"
         );
+    }
+}
+
+#[test]
+fn clickhouse_extended_reads_what_clickhouse_reads_the_same_way() {
+    reads_as(&ClickHouseDialect {}, &ClickHouseExtended);
+    assert_eq!(
+        SqlDialect::ClickHouse.parser_dialect().dialect(),
+        std::any::TypeId::of::<ClickHouseDialect>()
+    );
+}
+
+#[test]
+fn clickhouse_with_expressions_read_as_ctes() {
+    let parse = |sql: &str| Parser::parse_sql(&ClickHouseExtended, sql);
+    let read = parse(
+        "WITH 10 AS n, (SELECT max(x) FROM t) AS m, s AS (SELECT 1 AS a) SELECT number FROM numbers(n)",
+    )
+    .unwrap();
+    assert_eq!(
+        read[0].to_string(),
+        "WITH n AS (SELECT 10), m AS (SELECT (SELECT max(x) FROM t)), s AS (SELECT 1 AS a) \
+         SELECT number FROM numbers(n)"
+    );
+    assert!(Parser::parse_sql(&ClickHouseDialect {}, "WITH 10 AS n SELECT n").is_err());
+    for bad in [
+        "WITH 10 AS SELECT 1",
+        "WITH 10 n SELECT 1",
+        "WITH RECURSIVE 10 AS n SELECT 1",
+        "WITH 10 AS n WITH 2 AS m SELECT 1",
+        "WITH 10 AS n",
+    ] {
+        assert!(parse(bad).is_err(), "{bad}");
     }
 }
