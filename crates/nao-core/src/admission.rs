@@ -241,6 +241,10 @@ impl Dialect for AdmittedDialect {
         self.gate.enter(self.inner.name(), &options.cancel).await
     }
 
+    fn refused_as_writing(&self, error: &DialectError) -> bool {
+        self.inner.refused_as_writing(error)
+    }
+
     async fn execute(
         &self,
         sql: &ReadOnlySql,

@@ -67,6 +67,18 @@ pub enum PolicyAction {
         /// The reason, as the caller was told.
         reason: String,
     },
+    /// The engine's read-only layers refused a statement the guard had read as read-only (see
+    /// [`Dialect::refused_as_writing`](crate::Dialect::refused_as_writing)): the two readings
+    /// of the same text disagree. The statement was not run; the event carries both readings
+    /// so that the host can turn it into a test case.
+    ReadingsDisagree {
+        /// The statement as it reached the engine.
+        statement: String,
+        /// The guard's reading (`a read-only query`).
+        guard: String,
+        /// The engine's refusal.
+        engine: String,
+    },
     /// Result columns whose values were masked.
     ColumnsMasked {
         /// `output column <- masked column (rule)` for each, such as

@@ -44,6 +44,20 @@ pub trait Dialect: Debug + Send + Sync + 'static {
         None
     }
 
+    /// Whether `error` is one of this engine's own read-only layers refusing a statement (a
+    /// write, above all): a read-only transaction or server, a database opened read-only,
+    /// SQLite's authorizer and its reading of the prepared statement. Statements reach an
+    /// engine only after the
+    /// guard read them as read-only (or through the escape hatch), so such a refusal means the
+    /// two readings of the text disagreed: [`GovernedDialect`](crate::GovernedDialect)
+    /// reports it to the audit ([`PolicyAction::ReadingsDisagree`](crate::PolicyAction)), so
+    /// that it becomes a test case. The default: no error is one (an engine without such a
+    /// gate, or an adapter that cannot tell).
+    fn refused_as_writing(&self, error: &DialectError) -> bool {
+        let _ = error;
+        false
+    }
+
     /// Waits for this database's turn to run a statement (see
     /// [`AdmittedDialect`](crate::AdmittedDialect)); the turn lasts until the returned value is
     /// dropped. The default admits at once: a bare adapter does not count its statements.

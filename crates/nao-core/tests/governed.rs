@@ -330,3 +330,103 @@ async fn describe_table_tells_the_model_which_columns_are_masked() {
     );
     assert!(!result.content.contains("@example"), "{}", result.content);
 }
+
+/// The real SQLite shop, except that it runs a write in place of whatever it is handed: the
+/// shape of a gap between the guard's reading of a text and the engine's (a parser
+/// differential), which no statement of today's guard is known to open.
+#[derive(Debug)]
+struct ReadsOtherwise {
+    shop: Arc<dyn Dialect>,
+}
+
+#[async_trait::async_trait]
+impl Dialect for ReadsOtherwise {
+    fn name(&self) -> &str {
+        self.shop.name()
+    }
+
+    fn sql_dialect(&self) -> nao_core::guard::SqlDialect {
+        self.shop.sql_dialect()
+    }
+
+    async fn execute(
+        &self,
+        _sql: &nao_core::guard::ReadOnlySql,
+        options: &ExecOptions,
+    ) -> Result<nao_core::BatchStream, nao_core::DialectError> {
+        let write = nao_core::guard::ReadOnlySql::new_unchecked_allowing_writes(
+            "DELETE FROM orders",
+            self.sql_dialect(),
+        );
+        self.shop.execute(&write, options).await
+    }
+
+    fn refused_as_writing(&self, error: &nao_core::DialectError) -> bool {
+        // SQLite's authorizer refuses the write while preparing it.
+        matches!(error, nao_core::DialectError::Permission { .. })
+    }
+
+    async fn list_tables(
+        &self,
+        filter: &nao_core::TableFilter,
+    ) -> Result<Vec<nao_core::TableInfo>, nao_core::DialectError> {
+        self.shop.list_tables(filter).await
+    }
+
+    async fn describe_table(
+        &self,
+        table: &TableRef,
+    ) -> Result<nao_core::TableSchema, nao_core::DialectError> {
+        self.shop.describe_table(table).await
+    }
+}
+
+#[tokio::test]
+async fn an_engine_refusing_a_write_the_guard_read_as_a_query_is_audited_with_both_readings() {
+    let audit = Arc::new(MemoryAudit::default());
+    let sink: Arc<dyn AuditSink> = audit.clone();
+    let database =
+        GovernedDialect::new(Arc::new(ReadsOtherwise { shop: shop() }), policy()).with_audit(sink);
+    let sql = database.prepare("SELECT id FROM orders", Some(10)).unwrap();
+    let error = database
+        .query(&sql, &ExecOptions::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, nao_core::DialectError::Permission { .. }),
+        "{error:?}"
+    );
+    let events = audit.policy_events();
+    let disagreements: Vec<_> = events
+        .iter()
+        .filter_map(|event| match &event.action {
+            PolicyAction::ReadingsDisagree {
+                statement,
+                guard,
+                engine,
+            } => Some((statement.clone(), guard.clone(), engine.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(disagreements.len(), 1, "{events:?}");
+    let (statement, guard, engine) = &disagreements[0];
+    assert_eq!(statement, "SELECT id FROM orders LIMIT 10");
+    assert_eq!(guard, "a read-only query");
+    assert_eq!(engine, &error.to_string());
+    // An error that is not a write refusal is no disagreement.
+    let plain = GovernedDialect::new(shop(), policy()).with_audit(audit.clone());
+    let missing = plain.prepare("SELECT nope FROM orders", None).unwrap();
+    let _ = plain
+        .query(&missing, &ExecOptions::default())
+        .await
+        .unwrap_err();
+    let after = audit.policy_events();
+    assert_eq!(
+        after
+            .iter()
+            .filter(|e| matches!(e.action, PolicyAction::ReadingsDisagree { .. }))
+            .count(),
+        1,
+        "{after:?}"
+    );
+}

@@ -277,9 +277,13 @@ async fn a_read_only_transaction_alone_refuses_table_writes_but_not_implicit_com
             .query(&unchecked(&db, write), &ExecOptions::default())
             .await;
         match &outcome {
-            Err(DialectError::Permission { code, .. })
+            Err(error @ DialectError::Permission { code, .. })
                 if matches!(code.as_deref(), Some("1792" | "1568")) =>
             {
+                assert!(
+                    db.refused_as_writing(error),
+                    "the server refusing a write is the readings disagreeing: {error:?}"
+                );
                 eprintln!("refused by the READ ONLY transaction ({code:?}): {write}");
             }
             other if db.flavour() == Flavour::MySql => {

@@ -178,6 +178,10 @@ async fn writes_past_the_guard_are_refused_and_change_nothing() {
         .await
         .unwrap_err();
     assert_eq!(insert.code(), Some("25006"), "{insert}");
+    assert!(
+        db.refused_as_writing(&insert),
+        "the server refusing a write is the readings disagreeing"
+    );
     // Stacked statements fail at preparation (the extended protocol takes one).
     let stacked = db
         .query(&unchecked(&writes[17]), &ExecOptions::default())

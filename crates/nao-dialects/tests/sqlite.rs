@@ -350,7 +350,10 @@ async fn the_engine_refuses_writes_on_a_writable_file() {
         let sql = ReadOnlySql::new_unchecked_allowing_writes(write, SqlDialect::Sqlite);
         let outcome = db.query(&sql, &ExecOptions::default()).await;
         match outcome {
-            Err(DialectError::Permission { .. }) => {}
+            Err(error @ DialectError::Permission { .. }) => assert!(
+                db.refused_as_writing(&error),
+                "{write:?}: a read-only layer refusing it is the readings disagreeing: {error:?}"
+            ),
             other => panic!("{write:?} must be refused as a permission error, got {other:?}"),
         }
     }

@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use futures_util::StreamExt;
 use nao_guard::{
-    MaskedOutput, OutputColumn, Policy, ReadOnlySql, Rejection, SqlDialect, TableName,
+    MaskedOutput, OutputColumn, Policy, ReadOnlySql, Rejection, SqlDialect, StatementKind,
+    TableName,
 };
 
 mod protect;
@@ -195,6 +196,16 @@ impl GovernedDialect {
 }
 
 /// The guard's name of a catalogue table.
+/// The guard's reading of a statement, in words.
+fn guard_reading(kind: StatementKind) -> &'static str {
+    match kind {
+        StatementKind::Query => "a read-only query",
+        StatementKind::Explain => "an EXPLAIN of a read-only query",
+        StatementKind::Introspection => "a read-only introspection statement",
+        _ => "a statement the guard did not read",
+    }
+}
+
 fn guard_name(schema: Option<&str>, name: &str) -> TableName {
     TableName::new(
         schema
@@ -222,6 +233,10 @@ impl Dialect for GovernedDialect {
         self.inner.max_concurrent_statements()
     }
 
+    fn refused_as_writing(&self, error: &DialectError) -> bool {
+        self.inner.refused_as_writing(error)
+    }
+
     async fn execute(
         &self,
         sql: &ReadOnlySql,
@@ -240,7 +255,21 @@ impl Dialect for GovernedDialect {
                 error
             }
         };
-        let stream = self.inner.execute(sql, options).await.map_err(scrubbed)?;
+        let stream = match self.inner.execute(sql, options).await {
+            Ok(stream) => stream,
+            Err(error) => {
+                if self.inner.refused_as_writing(&error) {
+                    // The guard read the text as read-only, the engine as a write: both
+                    // readings go to the audit, so that the gap becomes a test case.
+                    self.event(PolicyAction::ReadingsDisagree {
+                        statement: sql.sql().to_owned(),
+                        guard: guard_reading(checked.kind()).to_owned(),
+                        engine: error.to_string(),
+                    });
+                }
+                return Err(scrubbed(error));
+            }
+        };
         let masker = self
             .masker(stream.schema(), checked.masked_outputs())
             .map_err(|e| withheld(self.inner.name(), &e))?;

@@ -173,6 +173,10 @@ impl ClickHouseDialect {
 
 #[async_trait]
 impl Dialect for ClickHouseDialect {
+    fn refused_as_writing(&self, error: &DialectError) -> bool {
+        super::errors::refused_as_writing(error)
+    }
+
     fn name(&self) -> &str {
         &self.name
     }

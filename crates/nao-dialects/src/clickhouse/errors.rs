@@ -147,6 +147,12 @@ fn limit_name(code: u32) -> &'static str {
     }
 }
 
+/// Whether `error` is ClickHouse's `readonly` setting refusing a write (READONLY, 164): the
+/// guard and the server read the statement differently.
+pub(super) fn refused_as_writing(error: &DialectError) -> bool {
+    matches!(error, DialectError::Permission { code: Some(code), .. } if code == "164")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -127,6 +127,10 @@ impl fmt::Debug for MySqlDialect {
 
 #[async_trait]
 impl Dialect for MySqlDialect {
+    fn refused_as_writing(&self, error: &DialectError) -> bool {
+        super::errors::refused_as_writing(error)
+    }
+
     fn name(&self) -> &str {
         &self.shared.name
     }

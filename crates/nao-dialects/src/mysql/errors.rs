@@ -89,6 +89,18 @@ pub(super) fn from_server(
     }
 }
 
+/// Whether `error` is the server's read-only layer refusing a write: the read-only transaction
+/// (ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, 1792; ER_CANT_CHANGE_TX_CHARACTERISTICS, 1568,
+/// for a statement that would make it writable), a read-only server (`--read-only`,
+/// `super_read_only`: ER_OPTION_PREVENTS_STATEMENT, 1290) or ER_READ_ONLY_MODE (1836). The guard
+/// and the server read the statement differently.
+pub(super) fn refused_as_writing(error: &DialectError) -> bool {
+    matches!(
+        error,
+        DialectError::Permission { code: Some(code), .. } if matches!(code.as_str(), "1792" | "1568" | "1290" | "1836")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

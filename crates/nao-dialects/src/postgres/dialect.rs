@@ -190,6 +190,10 @@ impl fmt::Debug for PostgresDialect {
 
 #[async_trait]
 impl Dialect for PostgresDialect {
+    fn refused_as_writing(&self, error: &DialectError) -> bool {
+        super::errors::refused_as_writing(error)
+    }
+
     fn name(&self) -> &str {
         &self.name
     }

@@ -107,3 +107,9 @@ pub(super) fn from_postgres(
         },
     }
 }
+
+/// Whether `error` is PostgreSQL's read-only transaction refusing a write (`25006`,
+/// read_only_sql_transaction): the guard and the server read the statement differently.
+pub(super) fn refused_as_writing(error: &DialectError) -> bool {
+    matches!(error, DialectError::Permission { code: Some(code), .. } if code == "25006")
+}

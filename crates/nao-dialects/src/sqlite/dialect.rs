@@ -267,6 +267,10 @@ pub async fn open_url(
 
 #[async_trait]
 impl Dialect for SqliteDialect {
+    fn refused_as_writing(&self, error: &DialectError) -> bool {
+        super::errors::refused_as_writing(error)
+    }
+
     fn name(&self) -> &str {
         &self.name
     }

@@ -16,6 +16,9 @@
 use nao_core::DialectError;
 use rusqlite::Statement;
 
+/// The code of this layer's refusals.
+pub(super) const STMT_READONLY_CODE: &str = "stmt_readonly";
+
 /// `Err` with a permission refusal when SQLite says the prepared `statement` writes.
 pub(super) fn refuse_writes(
     statement: &Statement<'_>,
@@ -35,7 +38,7 @@ pub(super) fn refuse_writes(
         message: "refused: SQLite reports that this statement writes to the database, and a \
                   data agent's connection only reads; write a SELECT"
             .to_owned(),
-        code: Some("stmt_readonly".to_owned()),
+        code: Some(STMT_READONLY_CODE.to_owned()),
     })
 }
 
@@ -88,6 +91,10 @@ mod tests {
             assert!(
                 matches!(error, DialectError::Permission { .. }),
                 "{write}: {error:?}"
+            );
+            assert!(
+                super::super::errors::refused_as_writing(&error),
+                "{write}: the refusal is the readings disagreeing: {error:?}"
             );
         }
         for read in [

@@ -120,6 +120,30 @@ pub(crate) fn dialect_error(database: &str, error: rusqlite::Error) -> DialectEr
     }
 }
 
+/// Whether `error` is one of SQLite's read-only layers refusing a statement: the authorizer
+/// (`SQLITE_AUTH`, or "not authorized to use function": an action or function outside the
+/// guard's read-only list, a write above all), SQLite's
+/// reading of the prepared statement ([`super::engine_verdict`]), or a database opened
+/// read-only (`SQLITE_READONLY` and its extended codes). A statement reaches them only after
+/// the guard read it as read-only, so the readings disagree.
+pub(super) fn refused_as_writing(error: &DialectError) -> bool {
+    const SQLITE_AUTH: i32 = 23;
+    const SQLITE_READONLY: i32 = 8;
+    let DialectError::Permission {
+        code: Some(code),
+        message,
+        ..
+    } = error
+    else {
+        return false;
+    };
+    message.contains("not authorized")
+        || code == super::engine_verdict::STMT_READONLY_CODE
+        || code
+            .parse::<i32>()
+            .is_ok_and(|extended| extended == SQLITE_AUTH || extended & 0xff == SQLITE_READONLY)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
