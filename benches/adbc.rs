@@ -1,8 +1,10 @@
 //! execute_sql through the ADBC PostgreSQL driver (`adbc` adapter) against the native
 //! PostgreSQL adapter (`postgres`, tokio-postgres with its own Arrow conversion) on the same
 //! 100 000-row query, and the ADBC driver alone (its Arrow stream collected, no nao-rs) as the
-//! floor; medians of interleaved rounds on the server of `NAO_TEST_POSTGRES_URL`, with the
-//! drivers of `NAO_ADBC_DRIVER_DIR` (`eval "$(scripts/adbc/fetch-drivers.sh)"`).
+//! floor, running the text execute_sql sends (with the row cap the guard adds); medians of 31
+//! interleaved rounds and each ratio's median, min and max over the rounds, on the server of
+//! `NAO_TEST_POSTGRES_URL`, with the drivers of `NAO_ADBC_DRIVER_DIR`
+//! (`eval "$(scripts/adbc/fetch-drivers.sh)"`).
 //!
 //! `cargo bench --bench adbc --features adbc,postgres`
 //!
@@ -24,17 +26,18 @@ use nao::dialects::adbc::api::{Connection as _, Database as _, Statement as _};
 use nao::dialects::adbc::{AdbcConfig, AdbcDialect};
 use nao::dialects::postgres::{PostgresDialect, driver as pg};
 use support::interleaved;
-use support::tool::execute_sql;
+use support::tool::{capped_sql, execute_sql};
 
 const ROWS: u64 = 100_000;
-const ROUNDS: usize = 9;
+const ROUNDS: usize = 31;
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
     println!(
-        "\nexecute_sql through ADBC vs the native adapter (medians of {ROUNDS} interleaved rounds)"
+        "\nexecute_sql through ADBC vs the native adapter (medians of {ROUNDS} interleaved rounds; \
+         ratios: median, min, max per round)"
     );
     let Ok(url) = std::env::var("NAO_TEST_POSTGRES_URL") else {
         println!("  skipped: NAO_TEST_POSTGRES_URL is not set");
@@ -69,24 +72,26 @@ fn main() {
             &format!("{url}{sep}sslmode=disable&allow_privileged=true"),
         ))
         .expect("native adapter");
-    let adbc_url = format!("adbc:{url}{sep}sslmode=disable");
+    let adbc_url = format!("adbc:{url}{sep}sslmode=disable&allow_privileged=true");
     let adbc = rt
         .block_on(AdbcDialect::open_url("pg", &adbc_url))
         .expect("adbc adapter");
     let native_ctx = support::tool::context(Arc::new(native), ROWS);
     let adbc_ctx = support::tool::context(Arc::new(adbc), ROWS);
-    // The driver alone: one connection, the query's Arrow stream collected.
+    // The driver alone: one connection, the query's Arrow stream collected, on the statement
+    // execute_sql sends.
+    let raw_sql = capped_sql(&adbc_ctx, &sql);
     let config = AdbcConfig::from_url(&adbc_url).unwrap();
     let (_driver, database) = config.open_database("raw").expect("adbc driver");
     let mut raw = database.new_connection().expect("adbc connection");
-    let medians = interleaved(
+    let rounds = interleaved(
         ROUNDS,
         &mut [
             &mut || assert_eq!(rt.block_on(execute_sql(&adbc_ctx, &sql)), ROWS),
             &mut || assert_eq!(rt.block_on(execute_sql(&native_ctx, &sql)), ROWS),
             &mut || {
                 let mut statement = raw.new_statement().unwrap();
-                statement.set_sql_query(&sql).unwrap();
+                statement.set_sql_query(&raw_sql).unwrap();
                 let rows: usize = statement
                     .execute()
                     .unwrap()
@@ -96,13 +101,17 @@ fn main() {
             },
         ],
     );
-    let (through_adbc, native_time, driver_alone) = (medians[0], medians[1], medians[2]);
     println!(
-        "  {ROWS} rows: execute_sql via ADBC {through_adbc:>9.2?} | via the native adapter \
-         {native_time:>9.2?}: ADBC/native {:.3}x | the ADBC driver alone {driver_alone:>9.2?}: \
-         execute_sql via ADBC / driver {:.3}x",
-        through_adbc.as_secs_f64() / native_time.as_secs_f64(),
-        through_adbc.as_secs_f64() / driver_alone.as_secs_f64()
+        "  {ROWS} rows: execute_sql via ADBC {:>9.2?}   via the native adapter {:>9.2?}   \
+         ADBC/native {}",
+        rounds.median(0),
+        rounds.median(1),
+        rounds.ratio(0, 1)
+    );
+    println!(
+        "  the ADBC driver alone {:>9.2?}   execute_sql via ADBC / driver {}",
+        rounds.median(2),
+        rounds.ratio(0, 2)
     );
     rt.block_on(admin.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")))
         .expect("cleanup");

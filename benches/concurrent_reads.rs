@@ -6,12 +6,15 @@
 //! cores (the target of issue 25 is at least 1.6 on 2 cores); a ratio near 1 means something
 //! serialises them.
 //!
-//! Each round runs every N once in turn, a fixed number of calls split over N tasks on a
-//! multi-threaded runtime; the figures are medians over the rounds. Beside each rate it prints
-//! the process's CPU use during those runs (200% is both cores of a 2-core machine): on a
-//! machine other work shares, the rate can only grow as far as the CPU it gets. It also prints
-//! the resident memory once each demo database is open and after its runs. It prints numbers
-//! and checks nothing: they depend on the machine.
+//! Each round runs every N once in turn (starting from a different N each round), a fixed
+//! number of calls (200 point lookups, 50 aggregates: few enough that 15 rounds of every engine
+//! take about a minute and a half) split over N tasks on a multi-threaded runtime. The rates
+//! are medians over [`ROUNDS`] rounds; the ratio N=4 / N=1 is taken in each round and printed
+//! as its median, min and max over the rounds. Beside each rate it prints the process's CPU use
+//! during those runs (200% is both cores of a 2-core machine): on a machine other work shares,
+//! the rate can only grow as far as the CPU it gets. It also prints the resident memory once
+//! each demo database is open and after its runs. It prints numbers and checks nothing: they
+//! depend on the machine.
 //!
 //! With `duckdb`, DuckDB runs twice: in-process, and in [`WORKERS`] worker processes
 //! (`Isolation::Workers`, this binary again as the worker), which should scale to their count;
@@ -42,7 +45,7 @@ use support::rss::{mib, status_kib};
 /// The numbers of concurrent callers compared.
 const CALLERS: [usize; 4] = [1, 2, 4, 8];
 /// Rounds of the interleaved runs; each figure is a median over them.
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 15;
 /// Distinct point-lookup keys cycled through, so no two calls in a row read the same row.
 const KEYS: u64 = 64;
 /// Worker processes of the DuckDB worker-mode run.
@@ -71,12 +74,12 @@ fn workloads(dialect: SqlDialect) -> Vec<Workload> {
         Workload {
             label: "point lookup",
             statements: Arc::new(lookups),
-            calls: 400,
+            calls: 200,
         },
         Workload {
             label: "small aggregate",
             statements: Arc::new(vec![aggregate]),
-            calls: 200,
+            calls: 50,
         },
     ]
 }
@@ -150,7 +153,8 @@ fn measure(
     );
 }
 
-/// Prints calls/s and CPU use for every N of every workload on `db`, and the ratio N=4 / N=1.
+/// Prints calls/s and CPU use for every N of every workload on `db`, and the ratio N=4 / N=1
+/// per round.
 fn compare(runtime: &tokio::runtime::Runtime, engine: &str, db: &Arc<dyn Dialect>) {
     for workload in workloads(db.sql_dialect()) {
         // Warm the caches and the pool once at the widest width.
@@ -174,10 +178,9 @@ fn compare(runtime: &tokio::runtime::Runtime, engine: &str, db: &Arc<dyn Dialect
             })
             .collect();
         let mut refs: Vec<&mut dyn FnMut()> = runs.iter_mut().map(|r| &mut **r as _).collect();
-        let medians = interleaved(ROUNDS, &mut refs);
-        let rates: Vec<f64> = medians
-            .iter()
-            .map(|d: &Duration| workload.calls as f64 / d.as_secs_f64())
+        let rounds = interleaved(ROUNDS, &mut refs);
+        let rates: Vec<f64> = (0..CALLERS.len())
+            .map(|n| workload.calls as f64 / rounds.median(n).as_secs_f64())
             .collect();
         drop(runs);
         let cells: Vec<String> = CALLERS
@@ -190,11 +193,12 @@ fn compare(runtime: &tokio::runtime::Runtime, engine: &str, db: &Arc<dyn Dialect
                 format!("N={n}: {rate:>5.0}/s ({cpu:>3.0}% CPU)")
             })
             .collect();
+        // The rate ratio N=4 / N=1 is the time ratio N=1 / N=4.
         println!(
-            "{engine:<14} {:<16} {}   N=4/N=1: {:.2}x",
+            "{engine:<14} {:<16} {}   N=4/N=1: {}",
             workload.label,
             cells.join("  "),
-            rates[2] / rates[0]
+            rounds.ratio(0, 2)
         );
     }
 }
@@ -211,7 +215,7 @@ fn main() {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     println!(
         "concurrent reads on one dialect, demo shop (DemoScale::Full), {cores} cores, \
-         medians of {ROUNDS} rounds"
+         medians of {ROUNDS} rounds (ratios: median, min, max per round)"
     );
     measure(&runtime, "sqlite", || {
         Arc::new(SqliteDialect::demo("shop", DemoScale::Full).unwrap())

@@ -1,10 +1,15 @@
 //! execute_sql end to end (guard + execute + store + render) against the raw duckdb crate on
-//! the same query and the same database file, and a capped scan of 10 million rows against
-//! fetching them all — times side by side in one run, peak memory from child processes.
+//! the same database file and the same statement (the raw side runs the text execute_sql sends,
+//! with the row cap the guard adds), and a capped scan of 10 million rows against fetching them
+//! all — times side by side in one run, peak memory from child processes.
 //!
 //! It also compares DuckDB in-process with DuckDB in worker processes (`Isolation::Workers`,
 //! this binary again as the worker) on a point query and on the aggregate: the per-call cost
 //! of the process boundary.
+//!
+//! Every comparison prints the medians of both sides and the median, min and max of the
+//! per-round ratios over interleaved rounds (31 for the aggregates, 61 for the point query, 15
+//! for the scan).
 //!
 //! `cargo bench --bench execute_sql --features duckdb` (with DUCKDB_LIB_DIR set, see README).
 //! Memory: each scenario runs once in a fresh child process (this binary, re-executed with
@@ -24,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use support::tool::capped_sql;
 use support::{interleaved, side_by_side};
 
 use nao::core::arrow::array::RecordBatch;
@@ -154,6 +160,12 @@ fn child(name: &str, path: &Path) -> String {
 }
 
 const POINT: &str = "SELECT count(*) AS n FROM products";
+/// Interleaved rounds of the aggregate comparisons (tens of milliseconds a call).
+const ROUNDS: usize = 31;
+/// Interleaved rounds of the point query (milliseconds a call).
+const POINT_ROUNDS: usize = 61;
+/// Interleaved rounds of the 10M-row scan (a full fetch takes about half a second).
+const SCAN_ROUNDS: usize = 15;
 
 fn main() {
     // The worker processes of the in-workers context are this binary again.
@@ -176,26 +188,33 @@ fn main() {
     let raw = raw_connection(&path);
 
     let ctx = context(&path, 10_000);
-    let (ours, theirs) = side_by_side(
-        15,
+    // The statements execute_sql runs (its row cap added), for the raw side.
+    let aggregate = capped_sql(&ctx, AGGREGATE);
+    let point_sql = capped_sql(&ctx, POINT);
+    let rounds = side_by_side(
+        ROUNDS,
         || {
             black_box(rt.block_on(tool(&registry, &ctx, AGGREGATE)));
         },
         || {
-            black_box(raw_collect(&raw, AGGREGATE));
+            black_box(raw_collect(&raw, &aggregate));
         },
     );
-    println!("\nexecute_sql summary (medians of 15 interleaved rounds)");
     println!(
-        "  aggregate over the demo shop: execute_sql {ours:>10.2?}   raw duckdb query_arrow {theirs:>10.2?}   ratio {:.3}x",
-        ours.as_secs_f64() / theirs.as_secs_f64()
+        "\nexecute_sql summary (medians of interleaved rounds; ratios: median, min, max per round)"
+    );
+    println!(
+        "  aggregate over the demo shop: execute_sql {:>10.2?}   raw duckdb query_arrow {:>10.2?}   ratio {}",
+        rounds.median(0),
+        rounds.median(1),
+        rounds.ratio(0, 1)
     );
 
     let workers_ctx = context_in_workers(&path, 10_000);
     // The first call starts a worker; time the calls after it.
     rt.block_on(tool(&registry, &workers_ctx, POINT));
     let point = interleaved(
-        30,
+        POINT_ROUNDS,
         &mut [
             &mut || {
                 black_box(rt.block_on(tool(&registry, &ctx, POINT)));
@@ -204,19 +223,24 @@ fn main() {
                 black_box(rt.block_on(tool(&registry, &workers_ctx, POINT)));
             },
             &mut || {
-                black_box(raw_collect(&raw, POINT));
+                black_box(raw_collect(&raw, &point_sql));
             },
         ],
     );
     println!(
-        "  point query: execute_sql in-process {:>10.2?}   in workers {:>10.2?} ({:.2}x)   raw duckdb {:>10.2?}",
-        point[0],
-        point[1],
-        point[1].as_secs_f64() / point[0].as_secs_f64(),
-        point[2]
+        "  point query: execute_sql in-process {:>10.2?}   raw duckdb {:>10.2?}   ratio {}",
+        point.median(0),
+        point.median(2),
+        point.ratio(0, 2)
     );
-    let (local, workers) = side_by_side(
-        15,
+    println!(
+        "  point query: execute_sql in workers {:>10.2?}   in-process {:>10.2?}   ratio {}",
+        point.median(1),
+        point.median(0),
+        point.ratio(1, 0)
+    );
+    let rounds = side_by_side(
+        ROUNDS,
         || {
             black_box(rt.block_on(tool(&registry, &ctx, AGGREGATE)));
         },
@@ -225,13 +249,16 @@ fn main() {
         },
     );
     println!(
-        "  aggregate: execute_sql in-process {local:>10.2?}   in workers {workers:>10.2?}   ratio {:.3}x",
-        workers.as_secs_f64() / local.as_secs_f64()
+        "  aggregate: execute_sql in workers {:>10.2?}   in-process {:>10.2?}   ratio {}",
+        rounds.median(1),
+        rounds.median(0),
+        rounds.ratio(1, 0)
     );
 
+    // Not the same statement on purpose: what the cap saves against reading everything.
     let capped_ctx = context(&path, CAP);
-    let (capped, full) = side_by_side(
-        5,
+    let rounds = side_by_side(
+        SCAN_ROUNDS,
         || {
             black_box(rt.block_on(tool(&registry, &capped_ctx, SCAN)));
         },
@@ -240,8 +267,10 @@ fn main() {
         },
     );
     println!(
-        "  SELECT * over {BIG_ROWS} rows: execute_sql capped at {CAP} {capped:>10.2?}   raw full fetch {full:>10.2?}   ratio {:.4}x",
-        capped.as_secs_f64() / full.as_secs_f64()
+        "  SELECT * over {BIG_ROWS} rows: execute_sql capped at {CAP} {:>10.2?}   raw full fetch {:>10.2?}   ratio {}",
+        rounds.median(0),
+        rounds.median(1),
+        rounds.ratio(0, 1)
     );
     println!(
         "  peak RSS, capped execute_sql (child process): {}",

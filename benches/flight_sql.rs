@@ -1,11 +1,13 @@
 //! What a user gets from a cluster, measured on Sail in local-cluster mode over Flight SQL
 //! (`NAO_TEST_FLIGHT_SQL_URL`, as `scripts/engines/start.sh` prints it), side by side in one
-//! run, medians of interleaved rounds:
+//! run: the medians of both sides over 15 interleaved rounds, and each ratio's median, min and
+//! max over the rounds:
 //!
 //! 1. an aggregate over 100 M rows generated on the server (`range`), through `execute_sql`,
 //!    against the same aggregate on embedded DuckDB (in this process);
 //! 2. `execute_sql` against the raw arrow-flight client (`GetFlightInfo` + `DoGet`, batches
-//!    collected) on the same queries: the aggregate, and a 10 k-row slice of the 100 M rows;
+//!    collected) on the same statements (the raw client runs the text execute_sql sends, with
+//!    the row cap the guard adds): the aggregate, and a 10 k-row slice of the 100 M rows;
 //!    for the slice also the adapter alone (`Dialect::query`), which splits what the adapter
 //!    adds to the raw client from what the tool adds (guard, result store, Markdown page);
 //! 3. a capped `SELECT` over the 100 M rows at a 10 k-row cap: wall time, rows transferred, this
@@ -39,10 +41,12 @@ use nao::dialects::flight_sql::grpc::transport::Channel;
 use nao::dialects::flight_sql::{FlightSqlConfig, FlightSqlDialect};
 use serde_json::json;
 use support::rss::{mib, reset_peak, status_kib};
+use support::tool::capped_sql;
+use support::{Ratio, median};
 
 const ROWS: u64 = 100_000_000;
 const CAP: u64 = 10_000;
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 15;
 
 fn sail_aggregate() -> String {
     format!("SELECT count(*) AS n, sum(id % 7) AS s, max(id * 3 % 1000) AS m FROM range({ROWS})")
@@ -62,32 +66,17 @@ fn sail_scan() -> String {
     format!("SELECT id, id * 2 AS twice FROM range({ROWS})")
 }
 
-/// The median of `samples`, and the spread as min–max.
-fn summary(mut samples: Vec<Duration>) -> (Duration, Duration, Duration) {
-    samples.sort();
-    (
-        samples[samples.len() / 2],
-        samples[0],
-        samples[samples.len() - 1],
-    )
-}
-
+/// `label: a 12.3 ms, b 11.0 ms: 1.12x (min …, max …, 15 rounds)`, the ratio per round.
 fn print_pair(
     label: &str,
     (our_name, ours): (&str, &[Duration]),
     (their_name, theirs): (&str, &[Duration]),
 ) {
-    let (a, a_lo, a_hi) = summary(ours.to_vec());
-    let (b, b_lo, b_hi) = summary(theirs.to_vec());
     println!(
-        "{label}: {our_name} {:.1} ms [{:.1}–{:.1}], {their_name} {:.1} ms [{:.1}–{:.1}]: {:.2}x",
-        a.as_secs_f64() * 1e3,
-        a_lo.as_secs_f64() * 1e3,
-        a_hi.as_secs_f64() * 1e3,
-        b.as_secs_f64() * 1e3,
-        b_lo.as_secs_f64() * 1e3,
-        b_hi.as_secs_f64() * 1e3,
-        a.as_secs_f64() / b.as_secs_f64()
+        "{label}: {our_name} {:.1} ms, {their_name} {:.1} ms: {}",
+        median(ours).as_secs_f64() * 1e3,
+        median(theirs).as_secs_f64() * 1e3,
+        Ratio::per_round(ours, theirs)
     );
 }
 
@@ -129,6 +118,13 @@ async fn raw(client: &mut FlightSqlServiceClient<Channel>, sql: &str) -> (Durati
     (started.elapsed(), rows)
 }
 
+/// The raw client on the slice, which must bring every row of it.
+async fn raw_slice_time(client: &mut FlightSqlServiceClient<Channel>, sql: &str) -> Duration {
+    let (took, rows) = raw(client, sql).await;
+    assert_eq!(rows as u64, CAP);
+    took
+}
+
 #[tokio::main]
 async fn main() {
     let Some(url) = std::env::var("NAO_TEST_FLIGHT_SQL_URL")
@@ -156,23 +152,37 @@ async fn main() {
         .unwrap();
     let mut client = FlightSqlServiceClient::new(channel);
     println!(
-        "Sail at {}:{}, {ROUNDS} interleaved rounds\n",
+        "Sail at {}:{}, medians of {ROUNDS} interleaved rounds (ratios: median, min, max per \
+         round)\n",
         config.host, config.port
     );
+    // What execute_sql sends, for the raw client.
+    let raw_aggregate = capped_sql(&sail_ctx, &sail_aggregate());
+    let raw_slice = capped_sql(&sail_ctx, &sail_slice());
 
     // 1 and 2: the aggregate on Sail (ours and raw) and on DuckDB; the slice (ours and raw).
     let (mut ours, mut theirs, mut duck) = (Vec::new(), Vec::new(), Vec::new());
     let (mut ours_slice, mut theirs_slice, mut adapter_slice) =
         (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
+    for round in 0..ROUNDS {
+        // Every other round the raw client goes first, so neither side always follows the other.
+        let raw_first = round % 2 == 1;
+        if raw_first {
+            theirs.push(raw(&mut client, &raw_aggregate).await.0);
+        }
         ours.push(execute_sql(&sail_ctx, &sail_aggregate()).await);
-        theirs.push(raw(&mut client, &sail_aggregate()).await.0);
+        if !raw_first {
+            theirs.push(raw(&mut client, &raw_aggregate).await.0);
+        }
         duck.push(execute_sql(&duck_ctx, &duckdb_aggregate()).await);
+        if raw_first {
+            theirs_slice.push(raw_slice_time(&mut client, &raw_slice).await);
+        }
         ours_slice.push(execute_sql(&sail_ctx, &sail_slice()).await);
         adapter_slice.push(adapter(sail.as_ref(), &sail_slice()).await);
-        let (took, rows) = raw(&mut client, &sail_slice()).await;
-        assert_eq!(rows as u64, CAP);
-        theirs_slice.push(took);
+        if !raw_first {
+            theirs_slice.push(raw_slice_time(&mut client, &raw_slice).await);
+        }
     }
     print_pair(
         &format!("aggregate over {ROWS} generated rows, Sail"),

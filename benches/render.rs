@@ -1,7 +1,16 @@
 //! Render throughput: a 40-row × 20-column page of mixed types, a 10,000-row result with the
 //! default budget, and a 41-row against a 10,000,000-row input (the cost must not grow with the
-//! rows that are not shown). Prints the cost per cell and the 10M/41 ratio after the groups.
+//! rows that are not shown). After criterion's groups, a summary from the same run: the cost
+//! per cell, and the ratios 10,000 rows / the 40-row page and 10M / 41 rows, from 21
+//! interleaved rounds, as the medians of both sides and each ratio's median, min and max over
+//! the rounds. A round renders each case in turn in tries of about 2 ms, five times, and keeps
+//! each case's fastest try (so another process taking the core for a moment does not decide a
+//! round); the figures are per render.
+//!
+//! `cargo bench --bench render`
 #![allow(missing_docs)]
+
+mod support;
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -15,6 +24,7 @@ use arrow_array::{
 use arrow_schema::{DataType, Field, Schema};
 use criterion::{Criterion, Throughput, criterion_group};
 use nao::render::{RenderBudget, ResultFacts, render_result};
+use support::{Rounds, interleaved_fastest};
 
 const COLUMNS: usize = 20;
 
@@ -176,117 +186,142 @@ fn rows_shown(text: &str) -> usize {
         .count()
 }
 
-/// Time this thread has spent on a CPU, from Linux's `/proc/thread-self/schedstat` (so a
-/// loaded machine does not inflate the figure); `None` elsewhere.
-fn thread_cpu_time() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanos = stat.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(nanos))
-}
+/// Interleaved rounds of the summary.
+const ROUNDS: usize = 21;
+/// Tries per case in one round; a round keeps each case's fastest.
+const TRIES: usize = 5;
+/// About how long one try of a case renders.
+const TRY_TARGET: Duration = Duration::from_millis(2);
 
-/// Mean wall-clock and on-CPU time of `run` over enough iterations to take about `target`.
-fn mean(target: Duration, mut run: impl FnMut()) -> (Duration, Option<Duration>) {
+/// How many renders of `run` take about `target`, after a warm-up.
+fn calibrate(target: Duration, run: &mut dyn FnMut()) -> u32 {
     for _ in 0..100 {
         run();
     }
     let mut iterations = 1u32;
     loop {
-        let cpu_start = thread_cpu_time();
         let start = Instant::now();
         for _ in 0..iterations {
             run();
         }
-        let elapsed = start.elapsed();
-        if elapsed >= target || iterations >= 1 << 24 {
-            let cpu = cpu_start
-                .zip(thread_cpu_time())
-                .map(|(from, to)| (to - from) / iterations);
-            return (elapsed / iterations, cpu);
+        if start.elapsed() >= target || iterations >= 1 << 24 {
+            return iterations;
         }
         iterations *= 2;
     }
 }
 
-/// `12.3 µs (on CPU 10.1 µs)`.
-fn show(time: (Duration, Option<Duration>)) -> String {
-    let micros = |duration: Duration| duration.as_secs_f64() * 1e6;
-    match time.1 {
-        Some(cpu) => format!("{:.1} µs (on CPU {:.1} µs)", micros(time.0), micros(cpu)),
-        None => format!("{:.1} µs", micros(time.0)),
-    }
+/// Each of `runs` calibrated to [`TRY_TARGET`] per try, then timed in interleaved rounds (each
+/// the fastest of [`TRIES`] tries); the times are per render.
+fn compare(runs: &mut [&mut dyn FnMut()]) -> Rounds {
+    let iterations: Vec<u32> = runs
+        .iter_mut()
+        .map(|run| calibrate(TRY_TARGET, &mut **run))
+        .collect();
+    let mut batches: Vec<Box<dyn FnMut() + '_>> = runs
+        .iter_mut()
+        .zip(&iterations)
+        .map(|(run, &n)| {
+            Box::new(move || {
+                for _ in 0..n {
+                    run();
+                }
+            }) as Box<dyn FnMut() + '_>
+        })
+        .collect();
+    let mut refs: Vec<&mut dyn FnMut()> = batches.iter_mut().map(|run| &mut **run as _).collect();
+    let rounds = interleaved_fastest(ROUNDS, TRIES, &mut refs);
+    let per_render = (0..iterations.len())
+        .map(|run| {
+            rounds
+                .samples(run)
+                .iter()
+                .map(|&time| time / iterations[run])
+                .collect()
+        })
+        .collect();
+    Rounds::from_samples(per_render)
 }
 
-/// Nanoseconds per cell, from the on-CPU time when known.
-fn per_cell(time: (Duration, Option<Duration>), cells: usize) -> f64 {
-    time.1.unwrap_or(time.0).as_nanos() as f64 / cells as f64
+/// Microseconds.
+fn micros(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e6
 }
 
-/// On-CPU time when known, else wall-clock.
-fn best(time: (Duration, Option<Duration>)) -> f64 {
-    time.1.unwrap_or(time.0).as_secs_f64()
+/// Nanoseconds per cell.
+fn per_cell(duration: Duration, cells: usize) -> f64 {
+    duration.as_nanos() as f64 / cells as f64
 }
 
-/// Side-by-side figures from the same run: cost per cell, and 10M rows against 41.
+/// Side-by-side figures from the same run: cost per cell, 10,000 rows against the 40-row page,
+/// and 10M rows against 41.
 #[allow(clippy::print_stdout)]
 fn summary() {
-    let target = Duration::from_millis(500);
     let page = mixed(40);
     let unbounded = RenderBudget::default().with_max_bytes(usize::MAX);
     let facts = ResultFacts::new("q_7f3a9c21d0e4", 40);
-    let page_all = mean(target, || {
-        black_box(render_result(
-            page.schema_ref(),
-            std::slice::from_ref(&page),
-            &facts,
-            &unbounded,
-        ));
-    });
     let default_text = render(page.schema_ref(), std::slice::from_ref(&page), 40);
     let shown = rows_shown(&default_text);
-    let page_default = mean(target, || {
-        black_box(render(page.schema_ref(), std::slice::from_ref(&page), 40));
-    });
     let large = mixed(10_000);
-    let large_default = mean(target, || {
-        black_box(render(
-            large.schema_ref(),
-            std::slice::from_ref(&large),
-            10_000,
-        ));
-    });
+    let pages = compare(&mut [
+        &mut || {
+            black_box(render_result(
+                page.schema_ref(),
+                std::slice::from_ref(&page),
+                &facts,
+                &unbounded,
+            ));
+        },
+        &mut || {
+            black_box(render(page.schema_ref(), std::slice::from_ref(&page), 40));
+        },
+        &mut || {
+            black_box(render(
+                large.schema_ref(),
+                std::slice::from_ref(&large),
+                10_000,
+            ));
+        },
+    ]);
     let (schema, huge) = ten_million();
     let small = first_rows(&schema, &huge, 41);
-    let small_time = mean(target, || {
-        black_box(render(&schema, &small, 41));
-    });
-    let huge_time = mean(target, || {
-        black_box(render(&schema, &huge, 10_000_000));
-    });
+    let rows = compare(&mut [
+        &mut || {
+            black_box(render(&schema, &small, 41));
+        },
+        &mut || {
+            black_box(render(&schema, &huge, 10_000_000));
+        },
+    ]);
     println!();
-    println!("render summary (same run; per-cell costs and ratios use on-CPU time):");
     println!(
-        "  40x20 mixed page, all 40 rows (no byte cap): {}, {:.0} ns/cell",
-        show(page_all),
-        per_cell(page_all, 40 * COLUMNS)
+        "render summary (same run; time per render, medians of {ROUNDS} interleaved rounds, \
+         each the fastest of {TRIES} tries of ~{TRY_TARGET:?}; ratios: median, min, max per \
+         round):"
     );
     println!(
-        "  40x20 mixed page, default 8 KiB budget ({shown} rows fit, {} bytes): {}, {:.0} ns/cell",
+        "  40x20 mixed page, all 40 rows (no byte cap): {:.1} µs, {:.0} ns/cell",
+        micros(pages.median(0)),
+        per_cell(pages.median(0), 40 * COLUMNS)
+    );
+    println!(
+        "  40x20 mixed page, default 8 KiB budget ({shown} rows fit, {} bytes): {:.1} µs, {:.0} ns/cell",
         default_text.len(),
-        show(page_default),
-        per_cell(page_default, shown * COLUMNS)
+        micros(pages.median(1)),
+        per_cell(pages.median(1), shown * COLUMNS)
     );
     println!(
-        "  10,000x20 mixed result, default budget: {} ({:.2}x the 40-row page)",
-        show(large_default),
-        best(large_default) / best(page_default)
+        "  10,000x20 mixed result, default budget: {:.1} µs, ratio to the 40-row page {}",
+        micros(pages.median(2)),
+        pages.ratio(2, 1)
     );
     println!(
-        "  41 rows vs 10,000,000 rows (3 columns, {} batches), default budget: {} vs {}, \
-         ratio 10M/41 = {:.2}",
+        "  41 rows vs 10,000,000 rows (3 columns, {} batches), default budget: {:.1} µs vs \
+         {:.1} µs, ratio 10M/41 {}",
         huge.len(),
-        show(small_time),
-        show(huge_time),
-        best(huge_time) / best(small_time)
+        micros(rows.median(0)),
+        micros(rows.median(1)),
+        rows.ratio(1, 0)
     );
 }
 

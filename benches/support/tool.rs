@@ -1,5 +1,6 @@
 //! `execute_sql` as the benches call it: a tool context over one database whose row cap lets
-//! the whole result through, and the tool call itself.
+//! the whole result through, the tool call itself, and the SQL the call runs (for the raw side
+//! of a comparison, which must run the same statement).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -23,4 +24,26 @@ pub(crate) async fn execute_sql(ctx: &ToolContext, sql: &str) -> u64 {
     assert!(!result.is_error, "{}", result.content);
     black_box(result.content.len());
     result.row_count.unwrap_or(0)
+}
+
+/// The text `execute_sql` sends to the engine for `sql` in `ctx` (its one database): the
+/// guard's output under the context's policy with the row cap the tool adds (one row past
+/// what it keeps, or the policy's own cap if lower), as `tools::execute_sql` computes it.
+pub(crate) fn capped_sql(ctx: &ToolContext, sql: &str) -> String {
+    let settings = ctx.settings();
+    let sql_cap = settings.max_rows.saturating_add(1);
+    let cap = settings
+        .policy
+        .row_cap()
+        .map_or(sql_cap, |own| own.min(sql_cap));
+    let policy = settings.policy.clone().with_row_cap(cap);
+    let dialect = ctx
+        .databases()
+        .pick(None)
+        .expect("one database")
+        .sql_dialect();
+    nao::guard::check(sql, dialect, &policy)
+        .expect("the bench's SQL is read-only")
+        .sql()
+        .to_owned()
 }
