@@ -129,13 +129,21 @@ async fn assert_writes_refused(db: &dyn Dialect, dir: &TestDir) {
     for write in writes(dir) {
         let outcome = db.query(&unchecked(&write), &ExecOptions::default()).await;
         match outcome {
-            Err(e) => assert!(
-                matches!(
-                    e,
-                    DialectError::Permission { .. } | DialectError::UnknownObject { .. }
-                ) || e.to_string().contains("read-only"),
-                "{write:?} refused with an unexpected kind: {e:?}"
-            ),
+            Err(e) => {
+                assert!(
+                    matches!(
+                        e,
+                        DialectError::Permission { .. } | DialectError::UnknownObject { .. }
+                    ) || e.to_string().contains("read-only"),
+                    "{write:?} refused with an unexpected kind: {e:?}"
+                );
+                if matches!(e, DialectError::Permission { .. }) {
+                    assert!(
+                        db.refused_as_writing(&e),
+                        "{write:?}: a read-only layer refusing it is the readings disagreeing"
+                    );
+                }
+            }
             Ok(result) => panic!("the engine must refuse {write:?}, got {result:?}"),
         }
     }

@@ -290,6 +290,10 @@ impl fmt::Debug for DuckDbDialect {
 
 #[async_trait]
 impl Dialect for DuckDbDialect {
+    fn refused_as_writing(&self, error: &DialectError) -> bool {
+        super::errors::refused_as_writing(error)
+    }
+
     fn name(&self) -> &str {
         &self.name
     }

@@ -166,6 +166,14 @@ fn error_type(message: &str) -> Option<&str> {
     (head.ends_with(" Error") && head.len() < 40).then_some(head)
 }
 
+/// Whether `error` is one of DuckDB's read-only layers refusing a statement: the database
+/// opened read-only, external access off, the locked configuration (see [`open`](super::open)).
+/// An embedded database has no roles or grants, so every permission refusal is one of them: the
+/// guard's reading and DuckDB's disagreed.
+pub(super) fn refused_as_writing(error: &DialectError) -> bool {
+    matches!(error, DialectError::Permission { .. })
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
