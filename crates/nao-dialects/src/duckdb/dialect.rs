@@ -25,9 +25,9 @@ const WORKER_OVERHEAD: u64 = 256 << 20;
 
 /// A read-only DuckDB database: a file, or an in-memory database a host loaded and sealed.
 ///
-/// Each statement runs on its own connection (cloned from a root connection) on tokio's
-/// blocking pool; see the [module docs](super) for the read-only layers, streaming, caps,
-/// interrupts and panic containment.
+/// Each statement runs on its own connection (cloned from a root connection) on a statement
+/// thread; see the [module docs](super) for the read-only layers, streaming, caps, interrupts
+/// and panic containment.
 pub struct DuckDbDialect {
     name: Arc<str>,
     /// Where the database lives: the host's file, or the sealed copy.

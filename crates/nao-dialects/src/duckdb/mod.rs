@@ -79,8 +79,11 @@
 //! batches ([`load_batches`]).
 //!
 //! ## Streaming, caps, interrupts
-//! Every statement gets a connection of its own (cloned from a root connection) and runs on a
-//! thread of its own, never on the async runtime. It is prepared and started before
+//! Every statement gets a connection of its own (cloned from a root connection, closed before
+//! its stream ends) and runs on a statement thread, never on the async runtime: one statement
+//! at a time per thread; a thread whose statement took under 50 ms waits for the next one (at
+//! most 4 wait, for at most 10 s), the others end (giving back the memory DuckDB's allocator
+//! keeps per thread); a new one starts whenever none waits. It is prepared and started before
 //! [`execute`](nao_core::Dialect::execute) returns, so SQL errors come back from `execute`
 //! and the Arrow schema is known before the first batch. Batches go through the crate's
 //! [statement pump](crate::pump), a channel of capacity 1; the worker stops one row past
@@ -88,9 +91,9 @@
 //! `max_bytes`, or when the stream is dropped. A watcher interrupts the running statement
 //! (DuckDB's interrupt handle) when the cancellation token fires, the time limit passes or the
 //! stream is dropped, giving [`DialectError::Cancelled`] or [`DialectError::Timeout`]. Should
-//! DuckDB not honour the interrupt (seen with recursive CTEs on reused threads, hence a thread
-//! per statement), the caller gets the error two seconds later anyway, and the statement's
-//! thread is left to DuckDB, still interrupted every 50 ms.
+//! DuckDB not honour the interrupt (seen with recursive CTEs run on tokio's blocking pool), the
+//! caller gets the error two seconds later anyway, and the statement's thread is left to
+//! DuckDB, still interrupted every 50 ms.
 //!
 //! ## Panic containment
 //! The duckdb crate's Arrow iterator panics when a chunk fails to fetch or convert (a cast
@@ -121,6 +124,7 @@ mod host_paths;
 mod load;
 mod open;
 mod stream;
+mod threads;
 mod worker;
 
 pub use dialect::{DuckDbDialect, open_url};

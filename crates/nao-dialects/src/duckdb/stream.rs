@@ -21,11 +21,17 @@
 //!   past a cancellation or the deadline for the worker's own word (the pump's grace); should
 //!   DuckDB not honour the interrupt by then, the reader gets `Cancelled` or `Timeout` anyway,
 //!   and the watcher keeps interrupting the detached worker while the runtime lives.
-//! - **A thread per statement.** Run on tokio's blocking pool (threads reused from statement to
-//!   statement), DuckDB 1.5.6 ignored every interrupt of a recursive CTE about once in 30 runs
-//!   of the sql_tools test on a loaded machine, and the runtime's shutdown then waited for it
-//!   forever. On a fresh thread per statement: no such run in 180. The thread also keeps a
-//!   runaway statement from holding up the runtime's shutdown.
+//! - **Statement threads, not the runtime's.** Run on tokio's blocking pool, DuckDB 1.5.6
+//!   ignored every interrupt of a recursive CTE about once in 30 runs of the sql_tools test on
+//!   a loaded machine, and the runtime's shutdown then waited for it forever (it waits for
+//!   every blocking task). Statements run on [statement threads](super::threads) instead: one
+//!   statement at a time each, a thread kept waiting for the next statement once its own ends
+//!   (ending and starting a thread per statement cost about 0.4 ms a call, mostly DuckDB's
+//!   allocator tearing down and refilling its per-thread cache) unless the statement ran for
+//!   [`KEEP_THREAD_BELOW`] or more (ending the thread gives its memory back), a new thread
+//!   whenever none waits, so a statement never waits for another and a runaway one holds only
+//!   its own. (The interrupts are per connection, and each statement still gets a fresh one:
+//!   350 runs of the sql_tools test on reused threads, on a loaded machine, all stopped in time.)
 //! - **Panic containment.** The duckdb crate's Arrow iterator panics when fetching or
 //!   converting a chunk fails (a cast error at row 10,000 of a model's query). The worker uses
 //!   the fallible `Statement::step` instead, and still runs each fetch and conversion inside
@@ -34,7 +40,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use arrow_array::{Array, RecordBatch, StructArray};
 use arrow_schema::SchemaRef;
@@ -45,6 +51,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::errors::{self, Interrupt};
 use super::host_paths::HostPaths;
+use super::threads::{Reuse, StatementThreads};
 use crate::pump::{self, Flow, Producer, StopSignal};
 
 /// How often the watcher repeats its interrupt until the worker has stopped.
@@ -57,6 +64,11 @@ const SPILL_CHECK: Duration = Duration::from_millis(50);
 
 /// How long past the deadline or the cancellation the reader still waits for the worker.
 const ABANDON_AFTER: Duration = Duration::from_secs(2);
+
+/// A statement that ran this long ends its thread rather than keep it for the next one: it may
+/// have left much memory in DuckDB's allocator, which returns a thread's memory when the
+/// thread ends (see [`super::threads`]), and a new thread (about 0.4 ms) costs it under 1%.
+const KEEP_THREAD_BELOW: Duration = Duration::from_millis(50);
 
 /// What the worker needs besides the connection and its producer.
 struct Job {
@@ -181,25 +193,34 @@ pub(super) async fn execute(
         Arc::clone(&spill_full),
         done.clone(),
     ));
+    // Whatever way the statement ends (or should its thread not start), the watcher stops.
+    let stop_watching = done.drop_guard();
     let job = Job {
         database: Arc::clone(&database),
         host_paths,
         sql,
         spill_full,
     };
-    // A thread of its own, not tokio's blocking pool: a statement DuckDB will not stop must
+    // A statement thread, not tokio's blocking pool: a statement DuckDB will not stop must
     // not hold up the runtime's shutdown (which waits for every blocking task).
-    std::thread::Builder::new()
-        .name("nao-duckdb-statement".into())
-        .spawn(move || {
+    StatementThreads::shared()
+        .run(Box::new(move |reuse: &Reuse<'_>| {
+            let started = Instant::now();
             let mut producer = producer;
             let last = {
-                // Whatever way the worker ends, the watcher stops with it.
-                let _done = done.drop_guard();
+                let _stop_watching = stop_watching;
                 run(connection, &interrupter, &job, &mut producer)
             };
+            if started.elapsed() >= KEEP_THREAD_BELOW {
+                reuse.decline();
+            } else if !matches!(last, Err(Some(_))) {
+                // Before the stream ends, so that the caller's next statement finds this
+                // thread; not when an error is to be told, which waits for room in the channel
+                // (a statement handed to this thread would wait for a reader that may not read).
+                reuse.offer();
+            }
             tell(producer, last);
-        })
+        }))
         .map_err(|e| DialectError::Engine {
             database: database.to_string(),
             message: format!("could not start a thread for the statement: {e}"),
