@@ -28,15 +28,10 @@ pub(crate) async fn execute_sql(ctx: &ToolContext, sql: &str) -> u64 {
 
 /// The text `execute_sql` sends to the engine for `sql` in `ctx` (its one database): the
 /// guard's output under the context's policy with the row cap the tool adds (one row past
-/// what it keeps, or the policy's own cap if lower), as `tools::execute_sql` computes it.
+/// what it keeps, or the policy's own cap if lower: `Settings::sql_row_cap`).
 pub(crate) fn capped_sql(ctx: &ToolContext, sql: &str) -> String {
     let settings = ctx.settings();
-    let sql_cap = settings.max_rows.saturating_add(1);
-    let cap = settings
-        .policy
-        .row_cap()
-        .map_or(sql_cap, |own| own.min(sql_cap));
-    let policy = settings.policy.clone().with_row_cap(cap);
+    let policy = settings.policy.clone().with_row_cap(settings.sql_row_cap());
     let dialect = ctx
         .databases()
         .pick(None)

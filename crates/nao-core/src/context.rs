@@ -216,6 +216,15 @@ impl Settings {
         self
     }
 
+    /// The row cap `execute_sql` writes into a statement's SQL: one row past what it keeps (so
+    /// that a cut result can be told from an exact one), or the policy's own cap if lower.
+    pub fn sql_row_cap(&self) -> u64 {
+        let past_kept = self.max_rows.saturating_add(1);
+        self.policy
+            .row_cap()
+            .map_or(past_kept, |own| own.min(past_kept))
+    }
+
     /// Execution options for one statement, stopped by `cancel`.
     pub fn exec_options(&self, cancel: CancellationToken) -> ExecOptions {
         ExecOptions::default()

@@ -78,11 +78,7 @@ impl Tool for ExecuteSql {
         let database = ctx.databases().pick(args.database_id.as_deref())?.clone();
         let settings = ctx.settings();
         // Cap the SQL one row past what is kept, so the collector can tell "cut" from "exact".
-        let sql_cap = settings.max_rows.saturating_add(1);
-        let cap = settings
-            .policy
-            .row_cap()
-            .map_or(sql_cap, |own| own.min(sql_cap));
+        let cap = settings.sql_row_cap();
         // The database checks it under the policy that governs it (the settings' policy: the
         // context hands out its databases governed).
         let checked = database.prepare(&args.sql_query, Some(cap))?;

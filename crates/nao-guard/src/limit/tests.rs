@@ -29,6 +29,15 @@ struct Tally {
 }
 
 impl Tally {
+    fn assert_no_failures(&self) {
+        assert!(
+            self.failures.is_empty(),
+            "{} of the capped statements do not parse to their tree capped:\n{}",
+            self.failures.len(),
+            self.failures.join("\n")
+        );
+    }
+
     /// Checks `sql` in `dialect` under each cap.
     fn run(&mut self, sql: &str, dialect: SqlDialect) {
         for cap in CAPS {
@@ -242,12 +251,7 @@ fn every_case_table_statement_capped_in_its_text_parses_to_its_tree_capped() {
             tally.run(&sql, dialect);
         }
     }
-    assert!(
-        tally.failures.is_empty(),
-        "{} of the capped statements do not parse to their tree capped:\n{}",
-        tally.failures.len(),
-        tally.failures.join("\n")
-    );
+    tally.assert_no_failures();
     assert!(tally.spliced > 1_000, "{tally:?}");
     assert!(tally.within > 100, "{tally:?}");
 }
@@ -310,12 +314,7 @@ fn every_generated_shape_capped_in_its_text_parses_to_its_tree_capped() {
             tally.run(&sql, dialect);
         }
     }
-    assert!(
-        tally.failures.is_empty(),
-        "{} of the capped statements do not parse to their tree capped:\n{}",
-        tally.failures.len(),
-        tally.failures.join("\n")
-    );
+    tally.assert_no_failures();
     assert!(tally.spliced > 40_000, "{tally:?}");
 }
 
