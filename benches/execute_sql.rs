@@ -3,6 +3,10 @@
 //! with the row cap the guard adds), and a capped scan of 10 million rows against fetching them
 //! all — times side by side in one run, peak memory from child processes.
 //!
+//! The shapes where a fixed cost per call or per batch shows run back to back, four calls a
+//! round: a small aggregate (a few milliseconds of engine work) and 100,000 rows of a plain
+//! `SELECT * … LIMIT` (issue 22's targets: execute_sql at most 1.05x raw on both).
+//!
 //! It also compares DuckDB in-process with DuckDB in worker processes (`Isolation::Workers`,
 //! this binary again as the worker) on a point query and on the aggregate: the per-call cost
 //! of the process boundary.
@@ -43,6 +47,12 @@ const AGGREGATE: &str = "SELECT p.category, date_trunc('month', o.ordered_at) AS
     count(*) AS lines, sum(oi.quantity * oi.unit_price) AS revenue \
     FROM orders o JOIN order_items oi ON oi.order_id = o.id JOIN products p ON p.id = oi.product_id \
     GROUP BY 1, 2 ORDER BY 1, 2";
+/// A few milliseconds of engine work: where a fixed cost per call shows.
+const SMALL_AGGREGATE: &str = "SELECT p.category, count(*) AS lines, \
+    sum(oi.quantity * oi.unit_price) AS revenue \
+    FROM order_items oi JOIN products p ON p.id = oi.product_id GROUP BY 1 ORDER BY 1";
+/// Many rows and little engine work: where a cost per row or per batch shows.
+const ROWS_100K: &str = "SELECT * FROM big LIMIT 100000";
 const SCAN: &str = "SELECT * FROM big";
 const BIG_ROWS: u64 = 10_000_000;
 const CAP: u64 = 10_000;
@@ -208,6 +218,40 @@ fn main() {
         rounds.median(0),
         rounds.median(1),
         rounds.ratio(0, 1)
+    );
+
+    // Back to back, the shapes where per-call and per-batch costs show.
+    let rows_ctx = context(&path, 100_000);
+    let small_aggregate = capped_sql(&ctx, SMALL_AGGREGATE);
+    let rows_100k = capped_sql(&rows_ctx, ROWS_100K);
+    let back_to_back = interleaved(
+        ROUNDS,
+        &mut [
+            &mut || {
+                black_box(rt.block_on(tool(&registry, &ctx, SMALL_AGGREGATE)));
+            },
+            &mut || {
+                black_box(raw_collect(&raw, &small_aggregate));
+            },
+            &mut || {
+                black_box(rt.block_on(tool(&registry, &rows_ctx, ROWS_100K)));
+            },
+            &mut || {
+                black_box(raw_collect(&raw, &rows_100k));
+            },
+        ],
+    );
+    println!(
+        "  small aggregate: execute_sql {:>10.2?}   raw duckdb {:>10.2?}   ratio {}",
+        back_to_back.median(0),
+        back_to_back.median(1),
+        back_to_back.ratio(0, 1)
+    );
+    println!(
+        "  100k rows: execute_sql {:>10.2?}   raw duckdb {:>10.2?}   ratio {}",
+        back_to_back.median(2),
+        back_to_back.median(3),
+        back_to_back.ratio(2, 3)
     );
 
     let workers_ctx = context_in_workers(&path, 10_000);
