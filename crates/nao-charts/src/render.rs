@@ -43,6 +43,35 @@ fn f32_values(values: &[Option<f64>]) -> Vec<Option<f32>> {
     values.iter().map(|v| v.map(|v| v as f32)).collect()
 }
 
+/// The points of a scatter chart: charts-rs reads each series as `x, y` pairs one after the
+/// other. A row missing either value is not a point. Numbers are plotted as they are; any
+/// other x (text, dates) by its position in the result.
+#[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+fn scatter_series(data: &ChartData) -> Vec<Series> {
+    let xs: Vec<Option<f64>> = data
+        .x
+        .iter()
+        .enumerate()
+        .map(|(i, x)| match x {
+            XValue::Number(n) => Some(*n),
+            XValue::Null => None,
+            _ => Some(i as f64),
+        })
+        .collect();
+    data.series
+        .iter()
+        .map(|s| {
+            let pairs = xs
+                .iter()
+                .zip(&s.values)
+                .filter_map(|(x, y)| Some([(*x)? as f32, (*y)? as f32]))
+                .flatten()
+                .collect();
+            Series::new(s.label.clone(), pairs)
+        })
+        .collect()
+}
+
 /// Renders `spec` over `result` as a standalone SVG document.
 pub fn render_svg(spec: &ChartSpec, result: &QueryResult) -> Result<String, ChartError> {
     let data = ChartData::extract(spec, result)?;
@@ -133,22 +162,7 @@ pub fn render_svg(spec: &ChartSpec, result: &QueryResult) -> Result<String, Char
             chart.svg().map_err(render_error)
         }
         ChartType::Scatter => {
-            // Dates become their position in the result; numbers are plotted as they are.
-            let xs: Vec<f64> = data
-                .x
-                .iter()
-                .enumerate()
-                .map(|(i, x)| match x {
-                    XValue::Number(n) => *n,
-                    #[allow(clippy::cast_precision_loss)]
-                    _ => i as f64,
-                })
-                .collect();
-            let mut list = series(false, false);
-            for s in &mut list {
-                s.x_values = Some(xs.clone());
-            }
-            let mut chart = ScatterChart::new(list);
+            let mut chart = ScatterChart::new(scatter_series(&data));
             finish!(chart)
         }
         _ => Err(render_error(format!(
