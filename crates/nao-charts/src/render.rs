@@ -2,12 +2,13 @@
 
 use charts_rs::{
     AxisLabelOverflow, BarChart, Color, HorizontalBarChart, LineChart, PieChart, ScatterChart,
-    Series,
+    Series, YAxisConfig,
 };
 use nao_core::chart::{ChartData, ChartSpec, ChartSpecError, ChartType, XValue};
 
 use crate::QueryResult;
 use crate::kpi::kpi_svg;
+use crate::ticks::NiceAxis;
 
 /// Width of the rendered SVG, in pixels.
 pub const SVG_WIDTH: u32 = 800;
@@ -41,6 +42,53 @@ fn render_error(e: impl std::fmt::Display) -> ChartError {
 #[allow(clippy::cast_possible_truncation)]
 fn f32_values(values: &[Option<f64>]) -> Vec<Option<f32>> {
     values.iter().map(|v| v.map(|v| v as f32)).collect()
+}
+
+/// The value axis of the series: round ticks covering every value, or every stack's total
+/// (positive and negative parts apart) when `stacked`; from zero when the marks grow from it.
+fn value_axis(data: &ChartData, stacked: bool, from_zero: bool) -> Option<NiceAxis> {
+    if !stacked {
+        let values = data.series.iter().flat_map(|s| s.values.iter().flatten());
+        return NiceAxis::covering(values.copied(), from_zero);
+    }
+    let totals = (0..data.x.len()).flat_map(|row| {
+        let at_row = data
+            .series
+            .iter()
+            .filter_map(move |s| s.values.get(row).copied().flatten());
+        let (up, down) = at_row.fold((0.0, 0.0), |(up, down), v: f64| {
+            if v >= 0.0 {
+                (up + v, down)
+            } else {
+                (up, down + v)
+            }
+        });
+        [up, down]
+    });
+    NiceAxis::covering(totals, from_zero)
+}
+
+/// Puts `axis` (if any) and `title` on a charts-rs value axis.
+#[allow(clippy::cast_possible_truncation)]
+fn configure(config: Option<&mut YAxisConfig>, axis: Option<NiceAxis>, title: Option<&str>) {
+    let Some(config) = config else { return };
+    if let Some(axis) = axis {
+        config.min = Some(axis.min as f32);
+        config.max = Some(axis.max as f32);
+        config.split_number = axis.splits;
+    }
+    if let Some(title) = title {
+        config.title = Some(title.to_owned());
+    }
+}
+
+/// The value axis title: the series' label when there is one series (several are named by
+/// the legend).
+fn series_title(data: &ChartData) -> Option<&str> {
+    match data.series.as_slice() {
+        [only] => Some(only.label.as_str()),
+        _ => None,
+    }
 }
 
 /// The points of a scatter chart: charts-rs reads each series as `x, y` pairs one after the
@@ -117,16 +165,25 @@ pub fn render_svg(spec: &ChartSpec, result: &QueryResult) -> Result<String, Char
         ChartType::Bar | ChartType::StackedBar => {
             let mut chart = BarChart::new(series(kind.is_stacked(), false), labels);
             chart.x_axis.label_overflow = overflow;
+            chart.x_axis.title.clone_from(&spec.x_axis_key);
+            let axis = value_axis(&data, kind.is_stacked(), true);
+            configure(chart.y_axis_configs.first_mut(), axis, series_title(&data));
             finish!(chart)
         }
         ChartType::HorizontalBar => {
             let mut chart = HorizontalBarChart::new(series(false, false), labels);
+            let axis = value_axis(&data, false, true);
+            configure(chart.y_axis_configs.first_mut(), axis, None);
             finish!(chart)
         }
         ChartType::Line | ChartType::Area | ChartType::StackedArea => {
             let fill = kind != ChartType::Line;
             let mut chart = LineChart::new(series(kind.is_stacked(), fill), labels);
             chart.x_axis.label_overflow = overflow;
+            chart.x_axis.title.clone_from(&spec.x_axis_key);
+            // A line need not start at zero; an area grows from it.
+            let axis = value_axis(&data, kind.is_stacked(), fill);
+            configure(chart.y_axis_configs.first_mut(), axis, series_title(&data));
             finish!(chart)
         }
         ChartType::Pie | ChartType::Donut => {
@@ -163,6 +220,28 @@ pub fn render_svg(spec: &ChartSpec, result: &QueryResult) -> Result<String, Char
         }
         ChartType::Scatter => {
             let mut chart = ScatterChart::new(scatter_series(&data));
+            let xs = data.x.iter().filter_map(|x| match x {
+                XValue::Number(n) => Some(*n),
+                _ => None,
+            });
+            let x_axis = NiceAxis::covering(xs, false);
+            configure(Some(&mut chart.x_axis_config), x_axis, None);
+            chart.x_axis.title.clone_from(&spec.x_axis_key);
+            // charts-rs draws the vertical grid lines with the y axis's step count: the y axis
+            // takes the x axis's, so the grid meets the x ticks.
+            let ys = data
+                .series
+                .iter()
+                .flat_map(|s| s.values.iter().flatten().copied());
+            let y_axis = match x_axis {
+                Some(x) => NiceAxis::covering_in(ys, false, x.splits),
+                None => NiceAxis::covering(ys, false),
+            };
+            configure(
+                chart.y_axis_configs.first_mut(),
+                y_axis,
+                series_title(&data),
+            );
             finish!(chart)
         }
         _ => Err(render_error(format!(

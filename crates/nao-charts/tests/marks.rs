@@ -95,12 +95,26 @@ impl Axis {
     }
 }
 
-/// The x and y axes of a cartesian chart: tick marks are 5-pixel lines out of the axis
-/// (vertical ones below the x axis, horizontal ones left of the y axis); the numeric labels
-/// after them are theirs, in the same order.
+/// A label as charts-rs writes it: a number with an optional `k`, `M`, `G` or `T` suffix.
+fn label_value(text: &str) -> Option<f64> {
+    let (number, scale) = match text.char_indices().last()? {
+        (i, 'k') => (&text[..i], 1e3),
+        (i, 'M') => (&text[..i], 1e6),
+        (i, 'G') => (&text[..i], 1e9),
+        (i, 'T') => (&text[..i], 1e12),
+        _ => (text, 1.0),
+    };
+    number.parse::<f64>().ok().map(|n| n * scale)
+}
+
+/// The x and y axes of a cartesian chart, read from its grid: the long horizontal lines (grid
+/// lines and the x axis) are the y ticks, the long vertical ones (grid lines and the y axis)
+/// the x ticks; the numeric labels left of the plot are the y axis's, top to bottom, those
+/// below it the x axis's, left to right. A category axis has no numeric labels.
 fn axes(svg: &str) -> (Axis, Axis) {
-    let (mut x, mut y) = (Axis::default(), Axis::default());
-    let mut current: Option<char> = None;
+    let mut horizontal = Vec::new(); // (y, left)
+    let mut vertical = Vec::new(); // (x, bottom)
+    let mut texts = Vec::new(); // (x, y, value)
     let mut rest = svg;
     while let Some(start) = rest.find('<') {
         let end = rest[start..].find('>').unwrap() + start;
@@ -108,25 +122,52 @@ fn axes(svg: &str) -> (Axis, Axis) {
         if tag.starts_with("<line ") {
             let get = |n| attribute(tag, n).unwrap_or(f64::NAN);
             let (x1, y1, x2, y2) = (get("x1"), get("y1"), get("x2"), get("y2"));
-            if x1 == x2 && (y2 - y1 - 5.0).abs() < 0.01 {
-                x.ticks.push(x1);
-                current = Some('x');
-            } else if y1 == y2 && (x1 - x2 - 5.0).abs() < 0.01 {
-                y.ticks.push(y1);
-                current = Some('y');
+            if y1 == y2 && (x2 - x1).abs() > 50.0 {
+                horizontal.push((y1, x1.min(x2)));
+            } else if x1 == x2 && (y2 - y1).abs() > 50.0 {
+                vertical.push((x1, y1.max(y2)));
             }
         } else if tag.starts_with("<text ") {
             let text_end = rest[end + 1..].find('<').unwrap() + end + 1;
-            let text = rest[end + 1..text_end].trim();
-            if let (Some(axis), Ok(value)) = (current, text.parse::<f64>()) {
-                match axis {
-                    'x' => x.labels.push(value),
-                    _ => y.labels.push(value),
-                }
+            if let (Some(x), Some(y), Some(value)) = (
+                attribute(tag, "x"),
+                attribute(tag, "y"),
+                label_value(rest[end + 1..text_end].trim()),
+            ) {
+                texts.push((x, y, value));
             }
         }
         rest = &rest[end + 1..];
     }
+    let left = horizontal.iter().map(|h| h.1).fold(f64::INFINITY, f64::min);
+    let bottom = horizontal
+        .iter()
+        .map(|h| h.0)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let distinct = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.dedup_by(|a, b| (*a - *b).abs() < 0.5);
+        v
+    };
+    // A label's y is its baseline: a few pixels below its tick on the y axis, a line below
+    // the plot on the x axis.
+    let below = |t: &&(f64, f64, f64)| t.1 > bottom + 10.0;
+    let mut y_labels: Vec<_> = texts.iter().filter(|t| t.0 < left && !below(t)).collect();
+    y_labels.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let mut x_labels: Vec<_> = texts.iter().filter(below).collect();
+    x_labels.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let x = Axis {
+        ticks: if x_labels.is_empty() {
+            Vec::new()
+        } else {
+            distinct(vertical.iter().map(|v| v.0).collect())
+        },
+        labels: x_labels.iter().map(|t| t.2).collect(),
+    };
+    let y = Axis {
+        ticks: distinct(horizontal.iter().map(|h| h.0).collect()),
+        labels: y_labels.iter().map(|t| t.2).collect(),
+    };
     (x, y)
 }
 
@@ -205,4 +246,68 @@ async fn scatter_of_one_row_is_one_point() {
     );
     let svg = render_svg(&spec, &result).unwrap();
     assert_eq!(points(&svg).len(), 1, "{svg}");
+}
+
+/// The bars of a chart: `(top, bottom)` of each rect that carries a series, in order.
+fn bars(svg: &str) -> Vec<(f64, f64)> {
+    svg.match_indices("<rect ")
+        .map(|(start, _)| &svg[start..start + svg[start..].find('>').unwrap()])
+        .filter(|tag| tag.contains("data-series="))
+        .map(|tag| {
+            let top = attribute(tag, "y").unwrap();
+            (top, top + attribute(tag, "height").unwrap())
+        })
+        .collect()
+}
+
+/// Renders a bar chart of `value` by `category` over `result` and checks that every bar spans
+/// from zero to its row's value on the y axis.
+fn assert_bars_span_their_values(result: &QueryResult, category: &str, value: &str) {
+    let spec = ChartSpec::new(
+        result.id.as_str(),
+        ChartType::Bar,
+        category,
+        AxisType::Category,
+        vec![Series::new(value)],
+        format!("{value} by {category}"),
+    );
+    let svg = render_svg(&spec, result).unwrap();
+    let rows: Vec<f64> = numbers(result, value).into_iter().flatten().collect();
+    let drawn = bars(&svg);
+    assert_eq!(drawn.len(), rows.len(), "one bar per value");
+    let (_, y_axis) = axes(&svg);
+    let y_of = y_axis.to_value();
+    let tolerance = y_axis.per_pixel();
+    for (i, ((top, bottom), want)) in drawn.iter().zip(&rows).enumerate() {
+        let (high, low) = (y_of(*top), y_of(*bottom));
+        let (want_high, want_low) = if *want >= 0.0 {
+            (*want, 0.0)
+        } else {
+            (0.0, *want)
+        };
+        assert!(
+            (high - want_high).abs() <= tolerance && (low - want_low).abs() <= tolerance,
+            "bar {i} spans {low:.1}..{high:.1}, the row is {want}; y axis {y_axis:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn bars_span_from_zero_to_their_values() {
+    let revenue = query(
+        "SELECT p.category, SUM(i.quantity * i.unit_price) AS revenue \
+         FROM order_items i JOIN products p ON p.id = i.product_id GROUP BY 1 ORDER BY 2 DESC",
+    )
+    .await;
+    assert_bars_span_their_values(&revenue, "category", "revenue");
+}
+
+#[tokio::test]
+async fn negative_bars_hang_below_zero() {
+    let result = query(
+        "SELECT column1 AS month, column2 AS margin FROM (VALUES ('Jan', 120.5), \
+         ('Feb', -40.25), ('Mar', 0.0), ('Apr', -310.0), ('May', 75.0))",
+    )
+    .await;
+    assert_bars_span_their_values(&result, "month", "margin");
 }
