@@ -62,6 +62,7 @@ mod kpi;
 mod render;
 mod story_html;
 mod ticks;
+mod time_axis;
 
 pub use render::{ChartError, SVG_HEIGHT, SVG_WIDTH, render_svg};
 pub use story_html::{MAX_HTML_TABLE_ROWS, StoryHtmlError, render_story_html};

@@ -4,11 +4,12 @@ use charts_rs::{
     AxisLabelOverflow, BarChart, Color, HorizontalBarChart, LineChart, PieChart, ScatterChart,
     Series, YAxisConfig,
 };
-use nao_core::chart::{ChartData, ChartSpec, ChartSpecError, ChartType, XValue};
+use nao_core::chart::{AxisType, ChartData, ChartSpec, ChartSpecError, ChartType, XValue};
 
 use crate::QueryResult;
 use crate::kpi::kpi_svg;
 use crate::ticks::NiceAxis;
+use crate::time_axis::epoch_seconds;
 
 /// Width of the rendered SVG, in pixels.
 pub const SVG_WIDTH: u32 = 800;
@@ -180,6 +181,13 @@ pub fn render_svg(spec: &ChartSpec, result: &QueryResult) -> Result<String, Char
             let fill = kind != ChartType::Line;
             let mut chart = LineChart::new(series(kind.is_stacked(), fill), labels);
             chart.x_axis.label_overflow = overflow;
+            // Dates on a time scale: uneven dates keep their spacing.
+            if spec.x_axis_type == AxisType::Date
+                && let Some(seconds) = epoch_seconds(&data.x)
+            {
+                chart.x_axis.kind = charts_rs::AxisType::Time;
+                chart.x_axis.values = seconds;
+            }
             chart.x_axis.title.clone_from(&spec.x_axis_key);
             // A line need not start at zero; an area grows from it.
             let axis = value_axis(&data, kind.is_stacked(), fill);

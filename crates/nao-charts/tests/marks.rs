@@ -311,3 +311,64 @@ async fn negative_bars_hang_below_zero() {
     .await;
     assert_bars_span_their_values(&result, "month", "margin");
 }
+/// The vertices of each line (`M x y L x y …` paths without fill), in order.
+fn lines(svg: &str) -> Vec<Vec<(f64, f64)>> {
+    svg.match_indices("<path ")
+        .map(|(start, _)| &svg[start..start + svg[start..].find('>').unwrap()])
+        .filter(|tag| tag.contains("fill=\"none\"") && tag.contains(" d=\"M "))
+        .map(|tag| {
+            let d = &tag[tag.find(" d=\"").unwrap() + 4..];
+            let d = &d[..d.find('"').unwrap()];
+            let numbers: Vec<f64> = d
+                .split(|c: char| c == 'M' || c == 'L' || c.is_whitespace())
+                .filter(|part| !part.is_empty())
+                .map(|part| part.parse().unwrap())
+                .collect();
+            numbers.chunks(2).map(|p| (p[0], p[1])).collect()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_line_over_uneven_dates_keeps_their_spacing_and_values() {
+    // Two days apart, then fifty-nine, then one: row positions would space them evenly.
+    let result = query(
+        "SELECT column1 AS day, column2 AS visits FROM (VALUES ('2024-01-01', 120.0), \
+         ('2024-01-03', 80.0), ('2024-03-02', 200.0), ('2024-03-03', 150.0))",
+    )
+    .await;
+    let spec = ChartSpec::new(
+        result.id.as_str(),
+        ChartType::Line,
+        "day",
+        AxisType::Date,
+        vec![Series::new("visits")],
+        "visits",
+    );
+    let svg = render_svg(&spec, &result).unwrap();
+    let drawn = lines(&svg);
+    assert_eq!(drawn.len(), 1, "one line: {svg}");
+    let line = &drawn[0];
+    assert_eq!(line.len(), 4, "one vertex per row");
+    let days = [0.0, 2.0, 61.0, 62.0];
+    let per_day = (line[3].0 - line[0].0) / days[3];
+    assert!(per_day > 0.0, "time runs left to right");
+    for (vertex, day) in line.iter().zip(days) {
+        let expected = line[0].0 + day * per_day;
+        assert!(
+            (vertex.0 - expected).abs() <= 1.0,
+            "day {day} at x {} where the time scale puts it at {expected:.1}: {line:?}",
+            vertex.0
+        );
+    }
+    let (_, y_axis) = axes(&svg);
+    let y_of = y_axis.to_value();
+    for (vertex, want) in line.iter().zip([120.0, 80.0, 200.0, 150.0]) {
+        assert!(
+            (y_of(vertex.1) - want).abs() <= y_axis.per_pixel(),
+            "vertex at y {} reads {:.1}, the row is {want}",
+            vertex.1,
+            y_of(vertex.1)
+        );
+    }
+}
