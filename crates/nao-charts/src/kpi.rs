@@ -2,6 +2,8 @@
 
 use nao_core::chart::{ChartData, format_number};
 
+use crate::render::FONT_STACK;
+
 /// Escapes text for SVG content and attribute values.
 pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -49,20 +51,22 @@ pub(crate) fn kpi_svg(title: &str, data: &ChartData, width: u32, height: u32) ->
     let label = series.map_or("", |s| s.label.as_str());
     let color = series.map_or("#4e79a7", |s| s.color.as_str());
     let cx = width / 2;
-    // Big, but always inside the card: about 0.6 em per character.
+    // Big, but inside the card with room to spare: in Roboto a digit is about 0.6 em; the
+    // number takes at most 70% of the width there, so a fallback font up to 40% wider
+    // (Arial's bold digits are about 0.56 em, a wide serif's 0.7) still fits.
     let chars = u32::try_from(value.chars().count())
         .unwrap_or(u32::MAX)
         .max(1);
-    let font_size = (width * 10 / 6 / chars).clamp(16, 72);
+    let font_size = (width * 7 / 10 * 10 / 6 / chars).clamp(12, 72);
     format!(
         "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" \
          xmlns=\"http://www.w3.org/2000/svg\">\n\
          <rect x=\"0\" y=\"0\" width=\"{width}\" height=\"{height}\" fill=\"#ffffff\"/>\n\
-         <text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" font-family=\"Roboto\" font-size=\"20\" \
+         <text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" font-family=\"{FONT_STACK}\" font-size=\"20\" \
          fill=\"#464646\">{}</text>\n\
-         <text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" font-family=\"Roboto\" font-size=\"{font_size}\" \
+         <text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" font-family=\"{FONT_STACK}\" font-size=\"{font_size}\" \
          font-weight=\"bold\" fill=\"{}\">{}</text>\n\
-         <text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" font-family=\"Roboto\" font-size=\"16\" \
+         <text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" font-family=\"{FONT_STACK}\" font-size=\"16\" \
          fill=\"#6e7079\">{}</text>\n</svg>",
         height / 5,
         escape(title),

@@ -34,6 +34,19 @@ pub enum ChartError {
     },
 }
 
+/// The fonts chart text asks for, first to last: charts-rs lays text out with Roboto's metrics
+/// (it embeds Roboto to measure), and a browser without Roboto takes the next, of similar
+/// width, rather than its default serif.
+pub(crate) const FONT_STACK: &str = "Roboto, 'Helvetica Neue', Arial, sans-serif";
+
+/// charts-rs writes `font-family="Roboto"` alone: the stack instead.
+fn with_font_fallbacks(svg: String) -> String {
+    svg.replace(
+        "font-family=\"Roboto\"",
+        &format!("font-family=\"{FONT_STACK}\""),
+    )
+}
+
 fn render_error(e: impl std::fmt::Display) -> ChartError {
     ChartError::Render {
         message: e.to_string(),
@@ -158,7 +171,7 @@ pub fn render_svg(spec: &ChartSpec, result: &QueryResult) -> Result<String, Char
             $chart.height = h;
             $chart.title.text = spec.title.clone();
             $chart.series.colors = colors.clone();
-            $chart.svg().map_err(render_error)
+            $chart.svg().map(with_font_fallbacks).map_err(render_error)
         }};
     }
     match kind {
@@ -224,7 +237,7 @@ pub fn render_svg(spec: &ChartSpec, result: &QueryResult) -> Result<String, Char
             chart.height = h;
             chart.title.text = spec.title.clone();
             chart.series.colors = colors;
-            chart.svg().map_err(render_error)
+            chart.svg().map(with_font_fallbacks).map_err(render_error)
         }
         ChartType::Scatter => {
             let mut chart = ScatterChart::new(scatter_series(&data));

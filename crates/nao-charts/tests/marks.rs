@@ -372,3 +372,80 @@ async fn a_line_over_uneven_dates_keeps_their_spacing_and_values() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_kpi_number_fits_its_card_even_in_a_wider_font() {
+    for sql in [
+        "SELECT 19395221.6 AS revenue",
+        "SELECT -1234567890123.25 AS revenue",
+        "SELECT 7 AS revenue",
+    ] {
+        let result = query(sql).await;
+        let spec = ChartSpec::new(
+            result.id.as_str(),
+            ChartType::KpiCard,
+            "revenue",
+            AxisType::Number,
+            vec![Series::new("revenue")],
+            "Revenue",
+        );
+        let svg = render_svg(&spec, &result).unwrap();
+        let width = attribute(&svg[..svg.find('>').unwrap()], "width").unwrap();
+        let big = svg.find("font-weight=\"bold\"").unwrap();
+        let tag_start = svg[..big].rfind("<text").unwrap();
+        let tag = &svg[tag_start..big + svg[big..].find('>').unwrap()];
+        let size = attribute(tag, "font-size").unwrap();
+        let text_end = big + svg[big..].find("</text>").unwrap();
+        let number = &svg[big + svg[big..].find('>').unwrap() + 1..text_end];
+        #[allow(clippy::cast_precision_loss)]
+        let chars = number.chars().count() as f64;
+        // A wide fallback: 0.75 em per character, 20% wider than Roboto's bold digits.
+        let drawn = chars * size * 0.75;
+        assert!(
+            drawn <= width,
+            "{number} at {size}px takes {drawn}px of a {width}px card"
+        );
+        assert!(svg.contains("sans-serif"), "a generic fallback font: {svg}");
+    }
+}
+
+#[tokio::test]
+async fn chart_text_falls_back_to_a_sans_serif_font() {
+    let result = query("SELECT 'a' AS k, 1.0 AS v UNION ALL SELECT 'b', 2.0").await;
+    for kind in [
+        ChartType::Bar,
+        ChartType::Line,
+        ChartType::Pie,
+        ChartType::Scatter,
+    ] {
+        let axis = if kind == ChartType::Scatter {
+            AxisType::Number
+        } else {
+            AxisType::Category
+        };
+        let x = if kind == ChartType::Scatter { "v" } else { "k" };
+        let spec = ChartSpec::new(
+            result.id.as_str(),
+            kind,
+            x,
+            axis,
+            vec![Series::new("v")],
+            "fonts",
+        );
+        let svg = render_svg(&spec, &result).unwrap();
+        let families: Vec<&str> = svg
+            .match_indices("font-family=\"")
+            .map(|(i, m)| {
+                let rest = &svg[i + m.len()..];
+                &rest[..rest.find('"').unwrap()]
+            })
+            .collect();
+        assert!(!families.is_empty(), "{kind:?} has text");
+        for family in families {
+            assert!(
+                family.ends_with("sans-serif"),
+                "{kind:?}: font-family {family:?} has no generic fallback"
+            );
+        }
+    }
+}
