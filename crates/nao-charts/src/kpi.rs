@@ -1,6 +1,6 @@
 //! The KPI card: a title, one big number and its label.
 
-use nao_core::chart::{ChartData, format_number};
+use nao_core::chart::{ChartData, PALETTE, format_number};
 
 use crate::render::FONT_STACK;
 
@@ -49,7 +49,7 @@ pub(crate) fn kpi_svg(title: &str, data: &ChartData, width: u32, height: u32) ->
         .and_then(|s| s.values.first().copied().flatten())
         .map_or_else(|| "—".to_owned(), grouped);
     let label = series.map_or("", |s| s.label.as_str());
-    let color = series.map_or("#4e79a7", |s| s.color.as_str());
+    let color = series.map_or(PALETTE[0], |s| s.color.as_str());
     let cx = width / 2;
     // Big, but inside the card with room to spare: in Roboto a digit is about 0.6 em; the
     // number takes at most 70% of the width there, so a fallback font up to 40% wider

@@ -1,14 +1,8 @@
 //! The values a chart plots, read from the stored result (never from the model).
 
 use super::values::{number_at, x_value_at};
-use super::{ChartSpec, ChartSpecError, XValue, validate};
+use super::{ChartSpec, ChartSpecError, PALETTE, XValue, validate};
 use crate::QueryResult;
-
-/// The default colours of series and slices (Tableau 10), used when a series has none.
-pub const PALETTE: [&str; 10] = [
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f", "#bab0ac",
-];
 
 /// One plotted series with its values, row by row.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,12 +4,14 @@
 //! lives in the `nao-charts` crate, so this crate stays light.
 
 mod data;
+mod palette;
 mod spec;
 mod validate;
 mod values;
 mod vega_lite;
 
-pub use data::{ChartData, PALETTE, SeriesData};
+pub use data::{ChartData, SeriesData};
+pub use palette::PALETTE;
 pub use spec::{AxisType, ChartSpec, ChartType, Series};
 pub use validate::{
     ChartSpecError, MAX_CHART_ROWS, MAX_PIE_SLICES, MAX_SERIES, MAX_TITLE_CHARS, validate,
