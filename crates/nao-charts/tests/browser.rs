@@ -1,0 +1,388 @@
+//! Charts and a story in a real browser: headless Chromium loads every chart type's SVG and a
+//! story page, and a script in the page measures what it drew: no script errors, every chart
+//! drawn at a non-zero size with marks of a non-zero size, no text outside its chart (or the
+//! KPI number outside its card), no story content wider than the page. Each chart and the
+//! story are also saved as PNG screenshots in `target/tmp/nao-charts-browser/` for a person to
+//! look at.
+//!
+//! Needs `NAO_TEST_CHROMIUM` (the browser, e.g. `/usr/bin/chromium` from Debian's `chromium`
+//! package; `.ci/run` installs it and sets this); without it the test says so and passes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nao_charts::{render_story_html, render_svg};
+use nao_core::chart::{AxisType, ChartSpec, ChartType, Series};
+use nao_core::story::StoryVersion;
+use nao_core::{Databases, QueryId, QueryResult, ToolCall, ToolContext, tools};
+use nao_dialects::demo::DemoScale;
+use nao_dialects::sqlite::SqliteDialect;
+use serde_json::{Value, json};
+
+/// The longest one browser run may take.
+const BROWSER_TIMEOUT: Duration = Duration::from_secs(60);
+
+const MONTHLY: &str = "SELECT strftime('%Y-%m', ordered_at) AS month, \
+     SUM(CASE WHEN channel = 'web' THEN total ELSE 0 END) AS web, \
+     SUM(CASE WHEN channel = 'mobile' THEN total ELSE 0 END) AS mobile, \
+     SUM(CASE WHEN channel = 'store' THEN total ELSE 0 END) AS store \
+     FROM orders GROUP BY 1 ORDER BY 1";
+const BY_CATEGORY: &str = "SELECT p.category, SUM(i.quantity * i.unit_price) AS revenue \
+     FROM order_items i JOIN products p ON p.id = i.product_id GROUP BY 1 ORDER BY 2 DESC";
+
+/// The script each page runs once loaded: it writes what it measured as JSON into
+/// `<pre id="nao-result">`, which the test reads from the DOM Chromium prints.
+const MEASURE: &str = r#"<script>
+const naoErrors = [];
+window.addEventListener('error', e => naoErrors.push(String(e.message)));
+const naoConsoleError = console.error;
+console.error = (...args) => { naoErrors.push(args.join(' ')); naoConsoleError(...args); };
+window.addEventListener('load', () => {
+  const charts = [];
+  for (const svg of document.querySelectorAll('svg')) {
+    const box = svg.getBoundingClientRect();
+    const chart = { id: svg.closest('[data-kind]')?.dataset.kind ?? 'story', width: box.width,
+      height: box.height, marks: 0, outside: [] };
+    for (const mark of svg.querySelectorAll('rect, path, circle, polyline, line')) {
+      const b = mark.getBoundingClientRect();
+      if (b.width > 0 || b.height > 0) chart.marks += 1;
+    }
+    for (const text of svg.querySelectorAll('text')) {
+      const content = text.textContent.trim();
+      if (!content) continue;
+      const b = text.getBoundingClientRect();
+      if (b.width <= 0 || b.left < box.left - 1 || b.right > box.right + 1 ||
+          b.top < box.top - 1 || b.bottom > box.bottom + 1) {
+        chart.outside.push({ text: content, left: b.left - box.left, right: b.right - box.left,
+          top: b.top - box.top, bottom: b.bottom - box.top, width: box.width, height: box.height });
+      }
+    }
+    charts.push(chart);
+  }
+  const page = { scrollWidth: document.documentElement.scrollWidth, width: window.innerWidth };
+  const result = document.createElement('pre');
+  result.id = 'nao-result';
+  result.textContent = JSON.stringify({ errors: naoErrors, charts, page });
+  document.body.appendChild(result);
+});
+</script>"#;
+
+/// Runs Chromium headless with `args` (then `url`), killed past [`BROWSER_TIMEOUT`]; its
+/// standard output.
+fn chromium(browser: &Path, profile: &Path, args: &[String], url: &str) -> String {
+    let mut child = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(url)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("Chromium starts");
+    let started = Instant::now();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+        out
+    });
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "Chromium {args:?} {url}: {status}");
+            break;
+        }
+        if started.elapsed() > BROWSER_TIMEOUT {
+            child.kill().unwrap();
+            panic!("Chromium {args:?} {url} took over {BROWSER_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    reader.join().unwrap()
+}
+
+/// What the page's script measured, read from the DOM Chromium printed.
+fn measured(browser: &Path, profile: &Path, page: &Path) -> Value {
+    let dom = chromium(
+        browser,
+        profile,
+        &["--dump-dom".to_owned()],
+        &format!("file://{}", page.display()),
+    );
+    let start = dom.find("<pre id=\"nao-result\">").expect("the script ran") + 21;
+    let end = dom[start..].find("</pre>").unwrap() + start;
+    let json = dom[start..end]
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&");
+    serde_json::from_str(&json).unwrap()
+}
+
+fn screenshot(browser: &Path, profile: &Path, page: &Path, size: (u32, u32)) -> PathBuf {
+    let png = page.with_extension("png");
+    chromium(
+        browser,
+        profile,
+        &[
+            format!("--screenshot={}", png.display()),
+            format!("--window-size={},{}", size.0, size.1),
+        ],
+        &format!("file://{}", page.display()),
+    );
+    assert!(
+        std::fs::metadata(&png).is_ok_and(|m| m.len() > 1_000),
+        "no screenshot at {}",
+        png.display()
+    );
+    png
+}
+
+async fn query(ctx: &ToolContext, sql: &str) -> Arc<QueryResult> {
+    let call = ToolCall::new("q", "execute_sql", json!({ "sql_query": sql }));
+    let result = tools::sql_tools().call(&call, ctx).await;
+    assert!(!result.is_error, "{}", result.content);
+    let id = result.structured.unwrap()["query_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    ctx.results().get(&QueryId::from_model(id)).await.unwrap()
+}
+
+/// The SVG width and height attributes.
+fn svg_size(svg: &str) -> (u32, u32) {
+    let tag = &svg[..svg.find('>').unwrap()];
+    let get = |name: &str| {
+        let start = tag.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+        let end = tag[start..].find('"').unwrap() + start;
+        tag[start..end].parse::<f64>().unwrap().ceil() as u32
+    };
+    (get("width"), get("height"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_chart_and_a_story_render_in_chromium() {
+    let Some(browser) = std::env::var_os("NAO_TEST_CHROMIUM").map(PathBuf::from) else {
+        eprintln!(
+            "skipped: set NAO_TEST_CHROMIUM to a Chromium binary (apt-get install chromium; \
+             .ci/run does both) to check the charts in a real browser"
+        );
+        return;
+    };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nao-charts-browser");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let profile = tempfile_dir(&dir);
+
+    let shop = SqliteDialect::demo("shop", DemoScale::Small).unwrap();
+    let ctx = ToolContext::new(Databases::new().with(Arc::new(shop)));
+    let monthly = query(&ctx, MONTHLY).await;
+    let category = query(&ctx, BY_CATEGORY).await;
+    let products = query(&ctx, "SELECT price, cost FROM products").await;
+    let total = query(&ctx, "SELECT SUM(total) AS revenue FROM orders").await;
+    let channels = || {
+        vec![
+            Series::new("web").with_label("Web"),
+            Series::new("mobile").with_label("Mobile"),
+            Series::new("store").with_label("Store"),
+        ]
+    };
+    let revenue = || vec![Series::new("revenue").with_label("Revenue")];
+    let charts: Vec<(ChartType, &QueryResult, &str, AxisType, Vec<Series>)> = vec![
+        (
+            ChartType::Bar,
+            &category,
+            "category",
+            AxisType::Category,
+            revenue(),
+        ),
+        (
+            ChartType::HorizontalBar,
+            &category,
+            "category",
+            AxisType::Category,
+            revenue(),
+        ),
+        (
+            ChartType::StackedBar,
+            &monthly,
+            "month",
+            AxisType::Date,
+            channels(),
+        ),
+        (
+            ChartType::Line,
+            &monthly,
+            "month",
+            AxisType::Date,
+            channels(),
+        ),
+        (
+            ChartType::Area,
+            &monthly,
+            "month",
+            AxisType::Date,
+            vec![Series::new("web")],
+        ),
+        (
+            ChartType::StackedArea,
+            &monthly,
+            "month",
+            AxisType::Date,
+            channels(),
+        ),
+        (
+            ChartType::Pie,
+            &category,
+            "category",
+            AxisType::Category,
+            revenue(),
+        ),
+        (
+            ChartType::Donut,
+            &category,
+            "category",
+            AxisType::Category,
+            revenue(),
+        ),
+        (
+            ChartType::Scatter,
+            &products,
+            "price",
+            AxisType::Number,
+            vec![Series::new("cost")],
+        ),
+        (
+            ChartType::KpiCard,
+            &total,
+            "revenue",
+            AxisType::Number,
+            revenue(),
+        ),
+    ];
+    let mut figures = String::new();
+    let mut pages = Vec::new();
+    for (kind, result, x, axis, series) in charts {
+        let spec = ChartSpec::new(result.id.as_str(), kind, x, axis, series, kind.name());
+        let svg = render_svg(&spec, result).unwrap();
+        let path = dir.join(format!("{}.svg", kind.name()));
+        std::fs::write(&path, &svg).unwrap();
+        pages.push((path, svg_size(&svg)));
+        figures.push_str(&format!(
+            "<figure data-kind=\"{}\" style=\"margin:0 0 1rem\">{svg}</figure>\n",
+            kind.name()
+        ));
+    }
+    let harness = dir.join("charts.html");
+    std::fs::write(
+        &harness,
+        format!("<!doctype html><html><body style=\"margin:0\">{figures}{MEASURE}</body></html>"),
+    )
+    .unwrap();
+
+    let story = StoryVersion::new(
+        1,
+        "Revenue review",
+        format!(
+            "# Summary\n\n1. **Electronics** leads, *well ahead*.\n2. Then [the rest](#rest).\n\n\
+             | a | b |\n|---|---|\n| 1 | 2 |\n\n\
+             <grid cols=\"2\">\n<chart query_id=\"{}\" chart_type=\"line\" x_axis_key=\"month\" \
+             x_axis_type=\"date\" series='[{{\"data_key\": \"web\", \"label\": \"Web\"}}]' \
+             title=\"Monthly web revenue\" />\n<table query_id=\"{}\" title=\"By category\" />\n\
+             </grid>\n\n<chart query_id=\"{}\" chart_type=\"kpi_card\" x_axis_key=\"revenue\" \
+             series='[{{\"data_key\": \"revenue\"}}]' title=\"Total revenue\" />\n",
+            monthly.id, category.id, total.id
+        ),
+        None,
+    );
+    let html = render_story_html(&story, ctx.results()).await.unwrap();
+    // The page as a host serves it (for the screenshot), and a copy with the measuring script.
+    let story_page = dir.join("story.html");
+    std::fs::write(&story_page, &html).unwrap();
+    let story_measured = dir.join("story-measured.html");
+    std::fs::write(
+        &story_measured,
+        html.replace("</body>", &format!("{MEASURE}</body>")),
+    )
+    .unwrap();
+
+    // The measurements.
+    let charts = measured(&browser, &profile, &harness);
+    assert_eq!(
+        charts["errors"],
+        json!([]),
+        "script errors in the charts page"
+    );
+    let drawn = charts["charts"].as_array().unwrap();
+    assert_eq!(drawn.len(), pages.len(), "one SVG per chart: {charts}");
+    for chart in drawn {
+        let id = chart["id"].as_str().unwrap();
+        assert!(
+            chart["width"].as_f64().unwrap() > 0.0 && chart["height"].as_f64().unwrap() > 0.0,
+            "{id} has no size: {chart}"
+        );
+        assert!(
+            chart["marks"].as_u64().unwrap() > 0,
+            "{id} drew no mark: {chart}"
+        );
+        assert_eq!(chart["outside"], json!([]), "{id}: text outside the chart");
+    }
+    let story = measured(&browser, &profile, &story_measured);
+    assert_eq!(story["errors"], json!([]), "script errors in the story");
+    let story_charts = story["charts"].as_array().unwrap();
+    assert_eq!(story_charts.len(), 2, "the story's two charts: {story}");
+    for chart in story_charts {
+        assert!(
+            chart["width"].as_f64().unwrap() > 0.0,
+            "story chart: {chart}"
+        );
+        assert_eq!(
+            chart["outside"],
+            json!([]),
+            "story chart text outside: {chart}"
+        );
+    }
+    assert!(
+        story["page"]["scrollWidth"].as_f64().unwrap() <= story["page"]["width"].as_f64().unwrap(),
+        "the story is wider than the page: {}",
+        story["page"]
+    );
+
+    // The screenshots, a few browsers at a time.
+    let mut shots = Vec::new();
+    for batch in pages.chunks(4) {
+        let handles: Vec<_> = batch
+            .iter()
+            .cloned()
+            .map(|(page, size)| {
+                let (browser, profile) = (browser.clone(), tempfile_dir(&dir));
+                std::thread::spawn(move || screenshot(&browser, &profile, &page, size))
+            })
+            .collect();
+        shots.extend(handles.into_iter().map(|h| h.join().unwrap()));
+    }
+    shots.push(screenshot(&browser, &profile, &story_page, (1200, 1600)));
+    eprintln!("screenshots: {shots:?}");
+}
+
+/// A fresh browser profile directory under `dir` (Chromium locks its profile: one per
+/// browser running at once).
+fn tempfile_dir(dir: &Path) -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let profile = dir.join(format!("profile-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+    std::fs::create_dir_all(&profile).unwrap();
+    profile
+}
