@@ -2,24 +2,8 @@
 
 use nao_core::chart::{ChartData, PALETTE, format_number};
 
+use crate::escape::escape;
 use crate::render::FONT_STACK;
-
-/// Escapes text for SVG content and attribute values.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// Thousands separators for the integer part.
 fn grouped(n: f64) -> String {

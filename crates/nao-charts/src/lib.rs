@@ -58,6 +58,7 @@
 //! [`ChartError`].
 #![forbid(unsafe_code)]
 
+mod escape;
 mod kpi;
 mod render;
 mod story_html;

@@ -10,17 +10,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::{demo_context, query_in as query};
 use nao_charts::{render_story_html, render_svg};
+use nao_core::QueryResult;
 use nao_core::chart::{AxisType, ChartSpec, ChartType, Series};
 use nao_core::story::StoryVersion;
-use nao_core::{Databases, QueryId, QueryResult, ToolCall, ToolContext, tools};
-use nao_dialects::demo::DemoScale;
-use nao_dialects::sqlite::SqliteDialect;
 use serde_json::{Value, json};
 
 /// The longest one browser run may take.
@@ -150,17 +150,6 @@ fn screenshot(browser: &Path, profile: &Path, page: &Path, size: (u32, u32)) -> 
     png
 }
 
-async fn query(ctx: &ToolContext, sql: &str) -> Arc<QueryResult> {
-    let call = ToolCall::new("q", "execute_sql", json!({ "sql_query": sql }));
-    let result = tools::sql_tools().call(&call, ctx).await;
-    assert!(!result.is_error, "{}", result.content);
-    let id = result.structured.unwrap()["query_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    ctx.results().get(&QueryId::from_model(id)).await.unwrap()
-}
-
 /// The SVG width and height attributes.
 fn svg_size(svg: &str) -> (u32, u32) {
     let tag = &svg[..svg.find('>').unwrap()];
@@ -186,8 +175,7 @@ async fn every_chart_and_a_story_render_in_chromium() {
     std::fs::create_dir_all(&dir).unwrap();
     let profile = tempfile_dir(&dir);
 
-    let shop = SqliteDialect::demo("shop", DemoScale::Small).unwrap();
-    let ctx = ToolContext::new(Databases::new().with(Arc::new(shop)));
+    let ctx = demo_context();
     let monthly = query(&ctx, MONTHLY).await;
     let category = query(&ctx, BY_CATEGORY).await;
     let products = query(&ctx, "SELECT price, cost FROM products").await;

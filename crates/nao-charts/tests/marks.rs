@@ -5,34 +5,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
+mod common;
+
+use common::query;
+use nao_core::QueryResult;
 
 use nao_charts::render_svg;
 use nao_core::chart::{AxisType, ChartSpec, ChartType, Series, XValue, x_value_at};
-use nao_core::{Databases, QueryId, QueryResult, ToolCall, ToolContext, tools};
-use nao_dialects::demo::{DemoScale, generate};
-use nao_dialects::sqlite::{SqliteDialect, load_batches};
-use serde_json::json;
-
-async fn query(sql: &str) -> Arc<QueryResult> {
-    let tables = generate(DemoScale::Small).unwrap();
-    let shop = SqliteDialect::in_memory("shop", move |conn| {
-        for table in &tables {
-            load_batches(conn, table.name, &table.batches)?;
-        }
-        Ok(())
-    })
-    .unwrap();
-    let ctx = ToolContext::new(Databases::new().with(Arc::new(shop)));
-    let call = ToolCall::new("q", "execute_sql", json!({ "sql_query": sql }));
-    let result = tools::sql_tools().call(&call, &ctx).await;
-    assert!(!result.is_error, "{}", result.content);
-    let id = result.structured.unwrap()["query_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    ctx.results().get(&QueryId::from_model(id)).await.unwrap()
-}
 
 /// The numbers of column `name`, row by row (`None` for NULL).
 fn numbers(result: &QueryResult, name: &str) -> Vec<Option<f64>> {

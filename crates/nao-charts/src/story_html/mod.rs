@@ -9,10 +9,10 @@ mod table;
 
 use std::fmt::{self, Write as _};
 
-use nao_core::chart::{AxisType, ChartSpec};
 use nao_core::story::{ChartTag, StoryVersion, TableTag, TagError, TagKind, scan_tags};
 use nao_core::{QueryId, ResultStore};
 
+use crate::escape::escape;
 use crate::render_svg;
 
 pub use table::MAX_HTML_TABLE_ROWS;
@@ -119,22 +119,6 @@ pub async fn render_story_html(
     Ok(out)
 }
 
-/// Escapes text for HTML element content and quoted attribute values.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 fn missing(out: &mut String, query_id: &str, why: &str) {
     let _ = writeln!(
         out,
@@ -156,14 +140,7 @@ async fn chart_html(out: &mut String, chart: &ChartTag, results: &ResultStore) {
         );
         return;
     };
-    let spec = ChartSpec::new(
-        result.id.as_str(),
-        chart.chart_type,
-        chart.x_axis_key.clone(),
-        chart.x_axis_type.unwrap_or(AxisType::Category),
-        chart.series.clone(),
-        chart.title.clone(),
-    );
+    let spec = chart.spec(result.id.as_str());
     match render_svg(&spec, &result) {
         Ok(svg) => {
             let _ = writeln!(out, "<figure class=\"chart\">{svg}</figure>");

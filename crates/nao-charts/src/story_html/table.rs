@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use nao_core::QueryResult;
 use nao_core::render::{RenderBudget, cell_text};
 
-use super::escape;
+use crate::escape::escape;
 
 /// The most rows a `<table …/>` tag shows; a note says how many more the result holds.
 pub const MAX_HTML_TABLE_ROWS: usize = 200;

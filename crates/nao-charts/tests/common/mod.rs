@@ -1,4 +1,35 @@
-//! Helpers shared by the integration tests of nao-charts.
+//! Helpers shared by the integration tests of nao-charts (each test file uses some of them).
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use nao_core::{Databases, QueryId, QueryResult, ToolCall, ToolContext, tools};
+use nao_dialects::demo::DemoScale;
+use nao_dialects::sqlite::SqliteDialect;
+use serde_json::json;
+
+/// A context over the small demo shop (SQLite, in memory).
+pub(crate) fn demo_context() -> ToolContext {
+    let shop = SqliteDialect::demo("shop", DemoScale::Small).unwrap();
+    ToolContext::new(Databases::new().with(Arc::new(shop)))
+}
+
+/// Runs `sql` with execute_sql in `ctx` and returns the stored result.
+pub(crate) async fn query_in(ctx: &ToolContext, sql: &str) -> Arc<QueryResult> {
+    let call = ToolCall::new("q", "execute_sql", json!({ "sql_query": sql }));
+    let result = tools::sql_tools().call(&call, ctx).await;
+    assert!(!result.is_error, "{}", result.content);
+    let id = result.structured.unwrap()["query_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    ctx.results().get(&QueryId::from_model(id)).await.unwrap()
+}
+
+/// Runs `sql` over a fresh demo shop and returns the stored result.
+pub(crate) async fn query(sql: &str) -> Arc<QueryResult> {
+    query_in(&demo_context(), sql).await
+}
 
 /// Checks that elements balance (every opened element is closed in order; `<?…>`, `<!…>` and
 /// self-closed elements stand alone), that quotes in tags balance, and that no text holds a raw

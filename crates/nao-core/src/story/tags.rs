@@ -7,7 +7,7 @@ use std::fmt;
 use nao_render::quoted;
 use serde::Serialize;
 
-use crate::chart::{AxisType, ChartType, Series};
+use crate::chart::{AxisType, ChartSpec, ChartType, Series};
 
 /// The largest story the scanner reads, in bytes (256 KiB).
 pub const MAX_STORY_BYTES: usize = 256 * 1024;
@@ -91,6 +91,22 @@ pub struct ChartTag {
     pub series: Vec<Series>,
     /// The chart's title.
     pub title: String,
+}
+
+impl ChartTag {
+    /// The chart spec the tag asks for, over the stored result with id `result_id` (the
+    /// result's own id, which may differ in spelling from the tag's `query_id`); an x axis of
+    /// unstated type is read as categories.
+    pub fn spec(&self, result_id: &str) -> ChartSpec {
+        ChartSpec::new(
+            result_id,
+            self.chart_type,
+            self.x_axis_key.clone(),
+            self.x_axis_type.unwrap_or(AxisType::Category),
+            self.series.clone(),
+            self.title.clone(),
+        )
+    }
 }
 
 /// A `<table … />` tag.

@@ -3,7 +3,6 @@
 use std::fmt;
 
 use super::{StoryTag, TagError, TagKind, scan_tags};
-use crate::chart::{AxisType, ChartSpec};
 use crate::{QueryId, ResultStore};
 
 /// Every problem found in a story, in order; `Display` lists them one per line as
@@ -57,14 +56,7 @@ pub async fn validate_story(code: &str, results: &ResultStore) -> Result<Vec<Sto
             continue;
         };
         if let TagKind::Chart(chart) = &tag.kind {
-            let spec = ChartSpec::new(
-                result.id.as_str(),
-                chart.chart_type,
-                chart.x_axis_key.clone(),
-                chart.x_axis_type.unwrap_or(AxisType::Category),
-                chart.series.clone(),
-                chart.title.clone(),
-            );
+            let spec = chart.spec(result.id.as_str());
             if let Err(e) = crate::chart::validate(&spec, &result) {
                 errors.push(TagError {
                     line: tag.line,
