@@ -58,26 +58,20 @@ const BIG_ROWS: u64 = 10_000_000;
 const CAP: u64 = 10_000;
 
 fn database_file() -> PathBuf {
-    let dir = std::env::temp_dir().join("nao-bench-execute-sql");
-    let path = dir.join(format!("shop-{BIG_ROWS}.duckdb"));
-    if path.exists() {
-        return path;
-    }
-    std::fs::create_dir_all(&dir).unwrap();
-    let building = dir.join("building.duckdb");
-    let _ = std::fs::remove_file(&building);
-    let conn = duckdb::Connection::open(&building).unwrap();
-    for table in generate(DemoScale::Full).unwrap() {
-        load_batches(&conn, table.name, &table.batches).unwrap();
-    }
-    conn.execute_batch(&format!(
-        "CREATE TABLE big AS SELECT i AS id, i * 2 AS twice, 'row ' || i AS label, \
-         (i % 1000) / 10.0 AS amount FROM range({BIG_ROWS}) t(i)"
-    ))
-    .unwrap();
-    drop(conn);
-    std::fs::rename(&building, &path).unwrap();
-    path
+    support::duckdb_file::cached(
+        "nao-bench-execute-sql",
+        &format!("shop-{BIG_ROWS}.duckdb"),
+        |conn| {
+            for table in generate(DemoScale::Full).unwrap() {
+                load_batches(conn, table.name, &table.batches).unwrap();
+            }
+            conn.execute_batch(&format!(
+                "CREATE TABLE big AS SELECT i AS id, i * 2 AS twice, 'row ' || i AS label, \
+                 (i % 1000) / 10.0 AS amount FROM range({BIG_ROWS}) t(i)"
+            ))
+            .unwrap();
+        },
+    )
 }
 
 fn runtime() -> tokio::runtime::Runtime {

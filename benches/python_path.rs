@@ -60,7 +60,7 @@ use std::time::Duration;
 
 use nao::core::{ToolCall, ToolContext, ToolRegistry, tools};
 use nao::dialects::EngineLimits;
-use nao::dialects::duckdb::{DuckDbDialect, driver as duckdb};
+use nao::dialects::duckdb::DuckDbDialect;
 use serde_json::{Value, json};
 use support::side_by_side;
 use support::tool::{capped_sql, context};
@@ -82,17 +82,12 @@ const PHASES: [(&str, &str); 5] = [
 
 /// The DuckDB file both sides read, made once in the temp dir.
 fn database_file() -> PathBuf {
-    let dir = std::env::temp_dir().join("nao-bench-python-path");
-    let path = dir.join(format!("rows-{TABLE_ROWS}.duckdb"));
-    if path.exists() {
-        return path;
-    }
-    std::fs::create_dir_all(&dir).unwrap();
-    let building = dir.join("building.duckdb");
-    let _ = std::fs::remove_file(&building);
-    let conn = duckdb::Connection::open(&building).unwrap();
-    conn.execute_batch(&format!(
-        "CREATE TABLE big AS SELECT \
+    support::duckdb_file::cached(
+        "nao-bench-python-path",
+        &format!("rows-{TABLE_ROWS}.duckdb"),
+        |conn| {
+            conn.execute_batch(&format!(
+                "CREATE TABLE big AS SELECT \
            i AS id, \
            (i * 7919) % 5000 AS customer_id, \
            TIMESTAMP '2023-01-01 00:00:00' + to_seconds(i * 97) AS ordered_at, \
@@ -105,11 +100,10 @@ fn database_file() -> PathBuf {
            CAST((i * 13) % 1000 / 7 AS DOUBLE) AS weight_kg, \
            i % 9 = 0 AS is_gift \
          FROM range({TABLE_ROWS}) t(i)"
-    ))
-    .unwrap();
-    drop(conn);
-    std::fs::rename(&building, &path).unwrap();
-    path
+            ))
+            .unwrap();
+        },
+    )
 }
 
 /// The venv's python, if `setup.sh` finished making it.

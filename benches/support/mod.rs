@@ -11,6 +11,8 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "duckdb")]
+pub(crate) mod duckdb_file;
 pub(crate) mod rss;
 pub(crate) mod tool;
 
