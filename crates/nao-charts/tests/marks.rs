@@ -428,3 +428,100 @@ async fn chart_text_falls_back_to_a_sans_serif_font() {
         }
     }
 }
+
+/// The bars of a horizontal bar chart: `(left, right)` of each rect that carries a series.
+fn horizontal_bars(svg: &str) -> Vec<(f64, f64)> {
+    svg.match_indices("<rect ")
+        .map(|(start, _)| &svg[start..start + svg[start..].find('>').unwrap()])
+        .filter(|tag| tag.contains("data-series="))
+        .map(|tag| {
+            let left = attribute(tag, "x").unwrap();
+            (left, left + attribute(tag, "width").unwrap())
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn horizontal_bars_span_from_zero_to_their_values() {
+    let result = query(
+        "SELECT column1 AS team, column2 AS score FROM (VALUES ('a', 120.5), ('b', 40.25), \
+         ('c', 310.0), ('d', 75.0))",
+    )
+    .await;
+    let spec = ChartSpec::new(
+        result.id.as_str(),
+        ChartType::HorizontalBar,
+        "team",
+        AxisType::Category,
+        vec![Series::new("score")],
+        "scores",
+    );
+    let svg = render_svg(&spec, &result).unwrap();
+    let rows: Vec<f64> = numbers(&result, "score").into_iter().flatten().collect();
+    let drawn = horizontal_bars(&svg);
+    assert_eq!(drawn.len(), rows.len(), "one bar per value");
+    let (x_axis, _) = axes(&svg);
+    let x_of = x_axis.to_value();
+    let tolerance = x_axis.per_pixel();
+    for ((left, right), want) in drawn.iter().zip(&rows) {
+        let (low, high) = (x_of(*left), x_of(*right));
+        assert!(
+            low.abs() <= tolerance && (high - want).abs() <= tolerance,
+            "bar spans {low:.1}..{high:.1}, the row is {want}; x axis {x_axis:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn stacked_bars_stack_each_series_on_the_ones_before() {
+    let result = query(
+        "SELECT column1 AS month, column2 AS web, column3 AS store FROM (VALUES \
+         ('Jan', 100.0, 50.0), ('Feb', 20.0, 180.0), ('Mar', 0.0, 75.5))",
+    )
+    .await;
+    let spec = ChartSpec::new(
+        result.id.as_str(),
+        ChartType::StackedBar,
+        "month",
+        AxisType::Category,
+        vec![Series::new("web"), Series::new("store")],
+        "stacked",
+    );
+    let svg = render_svg(&spec, &result).unwrap();
+    let (web, store) = (numbers(&result, "web"), numbers(&result, "store"));
+    let (_, y_axis) = axes(&svg);
+    let y_of = y_axis.to_value();
+    let tolerance = y_axis.per_pixel();
+    // Segments in order: every web bar, then every store bar; a zero bar has no height.
+    let segments: Vec<(f64, f64)> = bars(&svg)
+        .iter()
+        .map(|(top, bottom)| (y_of(*bottom), y_of(*top)))
+        .filter(|(low, high)| high - low > tolerance)
+        .collect();
+    let mut expected = Vec::new();
+    for (w, s) in web.iter().zip(&store) {
+        let (w, s) = (w.unwrap(), s.unwrap());
+        expected.push(((0.0, w), (w, w + s)));
+    }
+    let want: Vec<(f64, f64)> = expected
+        .iter()
+        .map(|e| e.0)
+        .chain(expected.iter().map(|e| e.1))
+        .filter(|(low, high)| high > low)
+        .collect();
+    assert_eq!(
+        segments.len(),
+        want.len(),
+        "segments {segments:?}, rows {want:?}"
+    );
+    for (got, want) in segments.iter().zip(&want) {
+        assert!(
+            (got.0 - want.0).abs() <= tolerance && (got.1 - want.1).abs() <= tolerance,
+            "segment {:.1}..{:.1}, expected {}..{}; y axis {y_axis:?}",
+            got.0,
+            got.1,
+            want.0,
+            want.1
+        );
+    }
+}
