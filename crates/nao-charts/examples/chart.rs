@@ -1,5 +1,13 @@
-//! Writes an SVG of every chart type over the demo database into a directory (default
-//! `target/charts`): `cargo run -p nao-charts --example chart -- out/`.
+//! Writes an SVG of every chart type over the demo database, and a story page showing some of
+//! them, into a directory (default `target/charts`); with `--png`, also a PNG of each through
+//! headless Chromium (`NAO_TEST_CHROMIUM`, else `/usr/bin/chromium`), so a person can look at
+//! them: `cargo run -p nao-charts --example chart -- out/ --png`.
+
+#[path = "../tests/common/chromium.rs"]
+#[allow(dead_code)]
+mod chromium;
+
+use std::path::PathBuf;
 
 use std::sync::Arc;
 
@@ -18,8 +26,12 @@ const BY_CATEGORY: &str = "SELECT p.category, SUM(i.quantity * i.unit_price) AS 
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let dir = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let png = args.iter().any(|a| a == "--png");
+    let dir = args
+        .iter()
+        .find(|a| !a.starts_with("--"))
+        .cloned()
         .unwrap_or_else(|| "target/charts".to_owned());
     std::fs::create_dir_all(&dir)?;
     let tables = generate(DemoScale::Full)?;
@@ -136,6 +148,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "Total revenue",
         ),
     ];
+    let mut pages: Vec<(PathBuf, (u32, u32))> = Vec::new();
     for (kind, id, x, x_type, series, title) in charts {
         let args = json!({"query_id": id, "chart_type": kind, "x_axis_key": x, "x_axis_type": x_type, "series": series, "title": title});
         let result = registry
@@ -154,6 +167,56 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let path = format!("{dir}/{kind}.svg");
         std::fs::write(&path, svg)?;
         eprintln!("wrote {path}");
+        pages.push((PathBuf::from(path), (svg_width(&spec), svg_height(&spec))));
+    }
+    let story = nao_core::story::StoryVersion::new(
+        1,
+        "Revenue review",
+        format!(
+            "# Summary\n\n1. **Electronics** earns the most.\n2. Web leads the channels.\n\n\
+             <grid cols=\"2\">\n<chart query_id=\"{}\" chart_type=\"line\" x_axis_key=\"month\" \
+             x_axis_type=\"date\" series='[{{\"data_key\": \"web\", \"label\": \"Web\"}}]' \
+             title=\"Monthly web revenue\" />\n<table query_id=\"{}\" title=\"By category\" />\n\
+             </grid>\n",
+            ids[0], ids[1]
+        ),
+        None,
+    );
+    let path = format!("{dir}/story.html");
+    std::fs::write(
+        &path,
+        nao_charts::render_story_html(&story, ctx.results()).await?,
+    )?;
+    eprintln!("wrote {path}");
+    pages.push((PathBuf::from(path), (1200, 1000)));
+    if png {
+        let browser = std::env::var_os("NAO_TEST_CHROMIUM")
+            .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+        // Browser profiles (one per run) in a scratch directory, removed after.
+        let profiles =
+            std::env::temp_dir().join(format!("nao-chart-example-{}", std::process::id()));
+        for (page, size) in &pages {
+            let page = std::fs::canonicalize(page)?;
+            let shot =
+                chromium::screenshot(&browser, &chromium::profile_dir(&profiles), &page, *size);
+            eprintln!("wrote {}", shot.display());
+        }
+        std::fs::remove_dir_all(&profiles)?;
     }
     Ok(())
+}
+
+/// The size a chart is drawn at (a KPI card is a quarter of the others).
+fn svg_width(spec: &nao_core::chart::ChartSpec) -> u32 {
+    match spec.chart_type {
+        nao_core::chart::ChartType::KpiCard => nao_charts::SVG_WIDTH / 2,
+        _ => nao_charts::SVG_WIDTH,
+    }
+}
+
+fn svg_height(spec: &nao_core::chart::ChartSpec) -> u32 {
+    match spec.chart_type {
+        nao_core::chart::ChartType::KpiCard => nao_charts::SVG_HEIGHT / 2,
+        _ => nao_charts::SVG_HEIGHT,
+    }
 }

@@ -13,18 +13,14 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
+use common::chromium::{chromium, profile_dir, screenshot};
 use common::{demo_context, query_in as query};
 use nao_charts::{render_story_html, render_svg};
 use nao_core::QueryResult;
 use nao_core::chart::{AxisType, ChartSpec, ChartType, Series};
 use nao_core::story::StoryVersion;
 use serde_json::{Value, json};
-
-/// The longest one browser run may take.
-const BROWSER_TIMEOUT: Duration = Duration::from_secs(60);
 
 const MONTHLY: &str = "SELECT strftime('%Y-%m', ordered_at) AS month, \
      SUM(CASE WHEN channel = 'web' THEN total ELSE 0 END) AS web, \
@@ -71,48 +67,6 @@ window.addEventListener('load', () => {
 });
 </script>"#;
 
-/// Runs Chromium headless with `args` (then `url`), killed past [`BROWSER_TIMEOUT`]; its
-/// standard output.
-fn chromium(browser: &Path, profile: &Path, args: &[String], url: &str) -> String {
-    let mut child = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--hide-scrollbars",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .arg(url)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("Chromium starts");
-    let started = Instant::now();
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
-        out
-    });
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            assert!(status.success(), "Chromium {args:?} {url}: {status}");
-            break;
-        }
-        if started.elapsed() > BROWSER_TIMEOUT {
-            child.kill().unwrap();
-            panic!("Chromium {args:?} {url} took over {BROWSER_TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    reader.join().unwrap()
-}
-
 /// What the page's script measured, read from the DOM Chromium printed.
 fn measured(browser: &Path, profile: &Path, page: &Path) -> Value {
     let dom = chromium(
@@ -129,25 +83,6 @@ fn measured(browser: &Path, profile: &Path, page: &Path) -> Value {
         .replace("&quot;", "\"")
         .replace("&amp;", "&");
     serde_json::from_str(&json).unwrap()
-}
-
-fn screenshot(browser: &Path, profile: &Path, page: &Path, size: (u32, u32)) -> PathBuf {
-    let png = page.with_extension("png");
-    chromium(
-        browser,
-        profile,
-        &[
-            format!("--screenshot={}", png.display()),
-            format!("--window-size={},{}", size.0, size.1),
-        ],
-        &format!("file://{}", page.display()),
-    );
-    assert!(
-        std::fs::metadata(&png).is_ok_and(|m| m.len() > 1_000),
-        "no screenshot at {}",
-        png.display()
-    );
-    png
 }
 
 /// The SVG width and height attributes.
@@ -173,7 +108,7 @@ async fn every_chart_and_a_story_render_in_chromium() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nao-charts-browser");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let profile = tempfile_dir(&dir);
+    let profile = profile_dir(&dir);
 
     let ctx = demo_context();
     let monthly = query(&ctx, MONTHLY).await;
@@ -355,7 +290,7 @@ async fn every_chart_and_a_story_render_in_chromium() {
             .iter()
             .cloned()
             .map(|(page, size)| {
-                let (browser, profile) = (browser.clone(), tempfile_dir(&dir));
+                let (browser, profile) = (browser.clone(), profile_dir(&dir));
                 std::thread::spawn(move || screenshot(&browser, &profile, &page, size))
             })
             .collect();
@@ -363,14 +298,4 @@ async fn every_chart_and_a_story_render_in_chromium() {
     }
     shots.push(screenshot(&browser, &profile, &story_page, (1200, 1600)));
     eprintln!("screenshots: {shots:?}");
-}
-
-/// A fresh browser profile directory under `dir` (Chromium locks its profile: one per
-/// browser running at once).
-fn tempfile_dir(dir: &Path) -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let profile = dir.join(format!("profile-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
-    std::fs::create_dir_all(&profile).unwrap();
-    profile
 }

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests of nao-charts (each test file uses some of them).
 #![allow(dead_code)]
 
+pub(crate) mod chromium;
+
 use std::sync::Arc;
 
 use nao_core::{Databases, QueryId, QueryResult, ToolCall, ToolContext, tools};
