@@ -525,3 +525,44 @@ async fn stacked_bars_stack_each_series_on_the_ones_before() {
         );
     }
 }
+
+#[tokio::test]
+async fn stacked_areas_draw_each_series_on_the_running_total() {
+    let result = query(
+        "SELECT column1 AS month, column2 AS web, column3 AS store FROM (VALUES \
+         ('Jan', 100.0, 50.0), ('Feb', 20.0, 180.0), ('Mar', 0.0, 75.5), ('Apr', 60.0, 0.0))",
+    )
+    .await;
+    let spec = ChartSpec::new(
+        result.id.as_str(),
+        ChartType::StackedArea,
+        "month",
+        AxisType::Category,
+        vec![Series::new("web"), Series::new("store")],
+        "stacked",
+    );
+    let svg = render_svg(&spec, &result).unwrap();
+    let (web, store) = (numbers(&result, "web"), numbers(&result, "store"));
+    let tops: Vec<Vec<f64>> = vec![
+        web.iter().map(|w| w.unwrap()).collect(),
+        web.iter()
+            .zip(&store)
+            .map(|(w, s)| w.unwrap() + s.unwrap())
+            .collect(),
+    ];
+    let drawn = lines(&svg);
+    assert_eq!(drawn.len(), tops.len(), "one outline per series: {drawn:?}");
+    let (_, y_axis) = axes(&svg);
+    let y_of = y_axis.to_value();
+    for (line, want) in drawn.iter().zip(&tops) {
+        assert_eq!(line.len(), want.len(), "one vertex per row");
+        for (vertex, want) in line.iter().zip(want) {
+            assert!(
+                (y_of(vertex.1) - want).abs() <= y_axis.per_pixel(),
+                "vertex at y {} reads {:.1}, the running total is {want}; y axis {y_axis:?}",
+                vertex.1,
+                y_of(vertex.1)
+            );
+        }
+    }
+}
