@@ -30,6 +30,13 @@ fn numbers(result: &QueryResult, name: &str) -> Vec<Option<f64>> {
         .collect()
 }
 
+/// The SVG of a `kind` chart of `series` against `x` over `result` (titled by its kind).
+fn draw(result: &QueryResult, kind: ChartType, x: &str, axis: AxisType, series: &[&str]) -> String {
+    let series = series.iter().map(|name| Series::new(*name)).collect();
+    let spec = ChartSpec::new(result.id.as_str(), kind, x, axis, series, kind.name());
+    render_svg(&spec, result).unwrap()
+}
+
 /// The value of an attribute in one tag.
 fn attribute(tag: &str, name: &str) -> Option<f64> {
     let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
@@ -162,15 +169,7 @@ fn points(svg: &str) -> Vec<(f64, f64)> {
 /// Renders a scatter of `y` against `x` over `result` and checks that every row with both
 /// values is one point, at the position of its values.
 fn assert_scatter_plots(result: &QueryResult, x: &str, y: &str) {
-    let spec = ChartSpec::new(
-        result.id.as_str(),
-        ChartType::Scatter,
-        x,
-        AxisType::Number,
-        vec![Series::new(y)],
-        format!("{y} against {x}"),
-    );
-    let svg = render_svg(&spec, result).unwrap();
+    let svg = draw(result, ChartType::Scatter, x, AxisType::Number, &[y]);
     let rows: Vec<(f64, f64)> = numbers(result, x)
         .into_iter()
         .zip(numbers(result, y))
@@ -215,15 +214,7 @@ async fn scatter_with_negative_values_and_nulls_plots_the_complete_rows() {
 #[tokio::test]
 async fn scatter_of_one_row_is_one_point() {
     let result = query("SELECT 3.5 AS x, 42.0 AS y").await;
-    let spec = ChartSpec::new(
-        result.id.as_str(),
-        ChartType::Scatter,
-        "x",
-        AxisType::Number,
-        vec![Series::new("y")],
-        "one row",
-    );
-    let svg = render_svg(&spec, &result).unwrap();
+    let svg = draw(&result, ChartType::Scatter, "x", AxisType::Number, &["y"]);
     assert_eq!(points(&svg).len(), 1, "{svg}");
 }
 
@@ -242,15 +233,13 @@ fn bars(svg: &str) -> Vec<(f64, f64)> {
 /// Renders a bar chart of `value` by `category` over `result` and checks that every bar spans
 /// from zero to its row's value on the y axis.
 fn assert_bars_span_their_values(result: &QueryResult, category: &str, value: &str) {
-    let spec = ChartSpec::new(
-        result.id.as_str(),
+    let svg = draw(
+        result,
         ChartType::Bar,
         category,
         AxisType::Category,
-        vec![Series::new(value)],
-        format!("{value} by {category}"),
+        &[value],
     );
-    let svg = render_svg(&spec, result).unwrap();
     let rows: Vec<f64> = numbers(result, value).into_iter().flatten().collect();
     let drawn = bars(&svg);
     assert_eq!(drawn.len(), rows.len(), "one bar per value");
@@ -316,15 +305,7 @@ async fn a_line_over_uneven_dates_keeps_their_spacing_and_values() {
          ('2024-01-03', 80.0), ('2024-03-02', 200.0), ('2024-03-03', 150.0))",
     )
     .await;
-    let spec = ChartSpec::new(
-        result.id.as_str(),
-        ChartType::Line,
-        "day",
-        AxisType::Date,
-        vec![Series::new("visits")],
-        "visits",
-    );
-    let svg = render_svg(&spec, &result).unwrap();
+    let svg = draw(&result, ChartType::Line, "day", AxisType::Date, &["visits"]);
     let drawn = lines(&svg);
     assert_eq!(drawn.len(), 1, "one line: {svg}");
     let line = &drawn[0];
@@ -360,15 +341,13 @@ async fn a_kpi_number_fits_its_card_even_in_a_wider_font() {
         "SELECT 7 AS revenue",
     ] {
         let result = query(sql).await;
-        let spec = ChartSpec::new(
-            result.id.as_str(),
+        let svg = draw(
+            &result,
             ChartType::KpiCard,
             "revenue",
             AxisType::Number,
-            vec![Series::new("revenue")],
-            "Revenue",
+            &["revenue"],
         );
-        let svg = render_svg(&spec, &result).unwrap();
         let width = attribute(&svg[..svg.find('>').unwrap()], "width").unwrap();
         let big = svg.find("font-weight=\"bold\"").unwrap();
         let tag_start = svg[..big].rfind("<text").unwrap();
@@ -403,15 +382,7 @@ async fn chart_text_falls_back_to_a_sans_serif_font() {
             AxisType::Category
         };
         let x = if kind == ChartType::Scatter { "v" } else { "k" };
-        let spec = ChartSpec::new(
-            result.id.as_str(),
-            kind,
-            x,
-            axis,
-            vec![Series::new("v")],
-            "fonts",
-        );
-        let svg = render_svg(&spec, &result).unwrap();
+        let svg = draw(&result, kind, x, axis, &["v"]);
         let families: Vec<&str> = svg
             .match_indices("font-family=\"")
             .map(|(i, m)| {
@@ -448,15 +419,13 @@ async fn horizontal_bars_span_from_zero_to_their_values() {
          ('c', 310.0), ('d', 75.0))",
     )
     .await;
-    let spec = ChartSpec::new(
-        result.id.as_str(),
+    let svg = draw(
+        &result,
         ChartType::HorizontalBar,
         "team",
         AxisType::Category,
-        vec![Series::new("score")],
-        "scores",
+        &["score"],
     );
-    let svg = render_svg(&spec, &result).unwrap();
     let rows: Vec<f64> = numbers(&result, "score").into_iter().flatten().collect();
     let drawn = horizontal_bars(&svg);
     assert_eq!(drawn.len(), rows.len(), "one bar per value");
@@ -479,15 +448,13 @@ async fn stacked_bars_stack_each_series_on_the_ones_before() {
          ('Jan', 100.0, 50.0), ('Feb', 20.0, 180.0), ('Mar', 0.0, 75.5))",
     )
     .await;
-    let spec = ChartSpec::new(
-        result.id.as_str(),
+    let svg = draw(
+        &result,
         ChartType::StackedBar,
         "month",
         AxisType::Category,
-        vec![Series::new("web"), Series::new("store")],
-        "stacked",
+        &["web", "store"],
     );
-    let svg = render_svg(&spec, &result).unwrap();
     let (web, store) = (numbers(&result, "web"), numbers(&result, "store"));
     let (_, y_axis) = axes(&svg);
     let y_of = y_axis.to_value();
@@ -533,15 +500,13 @@ async fn stacked_areas_draw_each_series_on_the_running_total() {
          ('Jan', 100.0, 50.0), ('Feb', 20.0, 180.0), ('Mar', 0.0, 75.5), ('Apr', 60.0, 0.0))",
     )
     .await;
-    let spec = ChartSpec::new(
-        result.id.as_str(),
+    let svg = draw(
+        &result,
         ChartType::StackedArea,
         "month",
         AxisType::Category,
-        vec![Series::new("web"), Series::new("store")],
-        "stacked",
+        &["web", "store"],
     );
-    let svg = render_svg(&spec, &result).unwrap();
     let (web, store) = (numbers(&result, "web"), numbers(&result, "store"));
     let tops: Vec<Vec<f64>> = vec![
         web.iter().map(|w| w.unwrap()).collect(),
