@@ -268,6 +268,66 @@ mod postgres {
             ],
         )
         .await;
+        // The read-only session refusing a write is the guard's and the engine's readings
+        // disagreeing (here through the escape hatch); a missing grant is not.
+        let write = ReadOnlySql::new_unchecked_allowing_writes(
+            "INSERT INTO nao_conformance (id) VALUES (9)",
+            pg.sql_dialect(),
+        );
+        let refused = pg.query(&write, &ExecOptions::default()).await.unwrap_err();
+        assert!(pg.refused_as_writing(&refused), "{refused:?}");
+        // (pg_authid is refused by the guard's sensitive catalogue, so through the hatch too.)
+        let ungranted =
+            ReadOnlySql::new_unchecked_allowing_writes("SELECT * FROM pg_authid", pg.sql_dialect());
+        let denied = pg.query(&ungranted, &ExecOptions::default()).await;
+        match denied {
+            Err(e) => assert!(!pg.refused_as_writing(&e), "{e:?}"),
+            Ok(result) => panic!("a least-privilege role read pg_authid: {result:?}"),
+        }
+    }
+
+    /// An unqualified name is described from the schema the login's queries read it from. The
+    /// driver lists every schema's tables (pg_class is readable by all), here another schema's
+    /// `nao_conformance` listed first, which the login may not use: the adapter resolves the
+    /// name along the search path among the schemas the login may use, and lists only those.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn unqualified_names_resolve_along_the_search_path() {
+        let Some(sandbox) = sandbox("adbc_path").await else {
+            return;
+        };
+        // Sorts before the sandbox's schema (`nao_test_adbc_path_…`).
+        let other = format!("nao_test_a_{}", sandbox.suffix);
+        sandbox
+            .admin(&format!(
+                "CREATE SCHEMA {other}; CREATE TABLE {other}.nao_conformance (hidden_col int)"
+            ))
+            .await;
+        let pg = AdbcDialect::open_url("adbc_path", &adbc_url(&sandbox))
+            .await
+            .unwrap();
+        let described = pg
+            .describe_table(&nao_core::TableRef::parse("nao_conformance"))
+            .await;
+        let listed = pg.list_tables(&nao_core::TableFilter::default()).await;
+        sandbox.admin(&format!("DROP SCHEMA {other} CASCADE")).await;
+        let described = described.unwrap();
+        assert_eq!(
+            described.table.schema.as_deref(),
+            Some(sandbox.schema.as_str())
+        );
+        let names: Vec<&str> = described.columns.iter().map(|c| c.name.as_str()).collect();
+        assert!(!names.contains(&"hidden_col"), "{names:?}");
+        assert!(names.contains(&"amount"), "{names:?}");
+        let listed = listed.unwrap();
+        let schemas: Vec<Option<&str>> = listed
+            .iter()
+            .map(|t| t.schema.as_deref())
+            .filter(|s| s.is_some_and(|s| s.starts_with("nao_test_")))
+            .collect();
+        assert!(
+            schemas.iter().all(|s| *s == Some(sandbox.schema.as_str())),
+            "{schemas:?}"
+        );
     }
 
     /// Column comments come from the driver's `remarks`; types from its type names.

@@ -22,6 +22,7 @@ use arrow_schema::DataType;
 use nao_core::guard::SqlDialect;
 use nao_core::{ColumnInfo, TableFilter, TableInfo, TableKind, TableRef, TableSchema};
 
+use super::search_path::SearchPath;
 use super::sql_catalog;
 
 /// Schemas of the engines' own catalogues, never listed.
@@ -47,6 +48,7 @@ pub(super) struct Column {
 pub(super) fn list_tables(
     connection: &mut ManagedConnection,
     filter: &TableFilter,
+    dialect: SqlDialect,
 ) -> Result<Vec<TableInfo>, Error> {
     let listed = match objects(connection, ObjectDepth::Tables, None) {
         Err(error) if falls_back(&error) => {
@@ -54,8 +56,10 @@ pub(super) fn list_tables(
         }
         other => other?,
     };
+    let path = search_path(connection, dialect);
     let mut tables: Vec<TableInfo> = listed
         .into_iter()
+        .filter(|t| path.as_ref().is_none_or(|p| p.usable(t.schema.as_deref())))
         .filter(|t| {
             t.schema.as_deref().is_none_or(|s| {
                 !SYSTEM_SCHEMAS.iter().any(|sys| s.eq_ignore_ascii_case(sys))
@@ -76,7 +80,7 @@ pub(super) fn describe_table(
     table: &TableRef,
     dialect: SqlDialect,
 ) -> Result<Option<TableSchema>, Error> {
-    let listed = match objects(connection, ObjectDepth::All, Some(&table.name)) {
+    let mut listed = match objects(connection, ObjectDepth::All, Some(&table.name)) {
         Err(error) if falls_back(&error) => {
             let mut listed = sql_catalog::show_tables(connection).map_err(|_| error)?;
             listed.retain(|t| t.name.eq_ignore_ascii_case(&table.name));
@@ -98,6 +102,14 @@ pub(super) fn describe_table(
         }
         other => other?,
     };
+    if let Some(path) = search_path(connection, dialect) {
+        listed.retain(|t| path.usable(t.schema.as_deref()));
+        if table.schema.is_none() {
+            // Where the login's queries would find the unqualified name, first place first.
+            listed.retain(|t| path.position(t.schema.as_deref()).is_some());
+            listed.sort_by_key(|t| path.position(t.schema.as_deref()));
+        }
+    }
     let in_schema = |t: &&Listed| match (&table.schema, &t.schema) {
         (None, _) => true,
         (Some(want), Some(have)) => want.eq_ignore_ascii_case(have),
@@ -168,6 +180,13 @@ fn falls_back(error: &Error) -> bool {
             | Status::Cancelled
             | Status::Timeout
     )
+}
+
+/// The login's search path where the engine has one to read (PostgreSQL).
+fn search_path(connection: &mut ManagedConnection, dialect: SqlDialect) -> Option<SearchPath> {
+    (dialect == SqlDialect::Postgres)
+        .then(|| SearchPath::read(connection))
+        .flatten()
 }
 
 /// `(column, nullable)` of `table` from `information_schema.columns` (SQL standard: PostgreSQL,
@@ -312,7 +331,7 @@ fn list_at(column: Option<&ArrayRef>, row: usize) -> Option<ArrayRef> {
 }
 
 /// The text at `row` of a string column of any string type.
-fn text(column: Option<&ArrayRef>, row: usize) -> Option<String> {
+pub(super) fn text(column: Option<&ArrayRef>, row: usize) -> Option<String> {
     let column = column?;
     if column.is_null(row) {
         return None;
@@ -326,7 +345,7 @@ fn text(column: Option<&ArrayRef>, row: usize) -> Option<String> {
 }
 
 /// The integer at `row` of an int16/int32/int64 column.
-fn integer(column: Option<&ArrayRef>, row: usize) -> Option<i64> {
+pub(super) fn integer(column: Option<&ArrayRef>, row: usize) -> Option<i64> {
     use arrow_array::types::{Int16Type, Int32Type, Int64Type};
     let column = column?;
     if column.is_null(row) {

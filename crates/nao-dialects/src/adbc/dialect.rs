@@ -232,6 +232,10 @@ impl Dialect for AdbcDialect {
         self.dialect
     }
 
+    fn refused_as_writing(&self, error: &DialectError) -> bool {
+        super::errors::refused_as_writing(error)
+    }
+
     async fn execute(
         &self,
         sql: &ReadOnlySql,
@@ -248,7 +252,8 @@ impl Dialect for AdbcDialect {
 
     async fn list_tables(&self, filter: &TableFilter) -> Result<Vec<TableInfo>, DialectError> {
         let filter = filter.clone();
-        self.on_connection(move |c| catalog::list_tables(c, &filter))
+        let dialect = self.dialect;
+        self.on_connection(move |c| catalog::list_tables(c, &filter, dialect))
             .await
     }
 

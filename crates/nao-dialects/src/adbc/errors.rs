@@ -199,7 +199,9 @@ fn classify(
             code,
         };
     }
-    if says(&READ_ONLY) {
+    // Only without a SQLSTATE (SQLite sets none): a driver that sets one names its read-only
+    // refusal by it (25006 above), and its message may quote a value such as 'read-only'.
+    if sqlstate.is_none() && says(&READ_ONLY) {
         return DialectError::Permission {
             database,
             message,
@@ -254,6 +256,29 @@ fn cut(mut text: String) -> String {
     text
 }
 
+/// Whether `error` is a read-only layer of the session refusing a statement (see the
+/// [module docs](super#read-only)): PostgreSQL's read-only transactions (SQLSTATE 25006),
+/// SQLite's `query_only` session and read-only file ("attempt to write a readonly database",
+/// no SQLSTATE). A missing privilege (42501) is not one: the role lacks a grant, which says
+/// nothing about how the text was read. The other vendors have no read-only layer to refuse.
+pub(super) fn refused_as_writing(error: &DialectError) -> bool {
+    let DialectError::Permission { message, code, .. } = error else {
+        return false;
+    };
+    match code.as_deref().and_then(sqlstate_of) {
+        Some(state) => state == "25006",
+        None => {
+            let lower = message.to_lowercase();
+            READ_ONLY.iter().any(|phrase| lower.contains(phrase))
+        }
+    }
+}
+
+/// The SQLSTATE a kept code is, if it is one (the code is `adbc:<status>…` otherwise).
+fn sqlstate_of(code: &str) -> Option<&str> {
+    (code.len() == 5 && code.chars().all(|c| c.is_ascii_alphanumeric())).then_some(code)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,6 +324,51 @@ mod tests {
             kind(Status::InvalidState, "42P01", "x"),
             ("unknown_object", Some("42P01".to_owned()))
         );
+    }
+
+    fn refusal(status: Status, state: &str, message: &str) -> bool {
+        let secrets = Secrets::default();
+        let context = ErrorContext {
+            database: "db",
+            secrets: &secrets,
+        };
+        refused_as_writing(&context.adbc(&error(status, state, message)))
+    }
+
+    #[test]
+    fn read_only_layers_refusing_are_told_apart_from_other_refusals() {
+        assert!(refusal(
+            Status::InvalidState,
+            "25006",
+            "cannot execute INSERT in a read-only transaction"
+        ));
+        assert!(refusal(
+            Status::Unknown,
+            "",
+            "attempt to write a readonly database"
+        ));
+        // A missing grant, an authentication failure: not a read-only layer.
+        assert!(!refusal(
+            Status::InvalidState,
+            "42501",
+            "permission denied for table t (read-only role)"
+        ));
+        assert!(!refusal(Status::Unauthorized, "", "not allowed"));
+        // A value quoted in another error is no refusal at all.
+        assert_eq!(
+            kind(
+                Status::InvalidState,
+                "22P02",
+                "invalid input value for enum mode: \"read-only\""
+            )
+            .0,
+            "engine"
+        );
+        assert!(!refusal(
+            Status::InvalidState,
+            "22P02",
+            "invalid input value for enum mode: \"read-only\""
+        ));
     }
 
     #[test]

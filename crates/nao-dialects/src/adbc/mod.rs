@@ -107,6 +107,7 @@ mod from_url;
 mod info;
 mod pool;
 mod privileges;
+mod search_path;
 mod secrets;
 mod sql_catalog;
 mod statement;
