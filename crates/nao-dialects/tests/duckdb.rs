@@ -104,6 +104,9 @@ fn writes(dir: &TestDir) -> Vec<String> {
         ),
         format!("EXPORT DATABASE '{}'", file("exported")),
         format!("ATTACH '{}' AS other", file("attached.duckdb")),
+        // Instance-wide state a statement of its own connection could leave for the next ones.
+        "ATTACH ':memory:' AS other".into(),
+        "CREATE SECRET leaked (TYPE s3, KEY_ID 'k', SECRET 'v')".into(),
         "INSTALL json".into(),
         "INSTALL httpfs".into(),
         "LOAD httpfs".into(),
