@@ -68,8 +68,7 @@ pub(crate) fn dialect_error(database: &str, error: rusqlite::Error) -> DialectEr
         ErrorCode::AuthorizationForStatementDenied
             | ErrorCode::ReadOnly
             | ErrorCode::PermissionDenied
-    ) || lower.contains("not authorized")
-        || lower.contains("readonly database")
+    ) || authorizer_refused(&lower)
     {
         return DialectError::Permission {
             database,
@@ -120,6 +119,13 @@ pub(crate) fn dialect_error(database: &str, error: rusqlite::Error) -> DialectEr
     }
 }
 
+/// Whether SQLite's message is the authorizer's refusal. A function it denies fails with
+/// `SQLITE_ERROR` and "not authorized to use function: …", so the message decides, by how it
+/// starts: a name in another error ("no such column: not authorized") is no refusal.
+fn authorizer_refused(lower: &str) -> bool {
+    lower.starts_with("not authorized")
+}
+
 /// Whether `error` is one of SQLite's read-only layers refusing a statement: the authorizer
 /// (`SQLITE_AUTH`, or "not authorized to use function": an action or function outside the
 /// guard's read-only list, a write above all), SQLite's
@@ -137,7 +143,7 @@ pub(super) fn refused_as_writing(error: &DialectError) -> bool {
     else {
         return false;
     };
-    message.contains("not authorized")
+    authorizer_refused(&message.to_ascii_lowercase())
         || code == super::engine_verdict::STMT_READONLY_CODE
         || code
             .parse::<i32>()
@@ -172,5 +178,17 @@ mod tests {
                 .to_string()
                 .contains("no such table: nope")
         );
+    }
+
+    #[test]
+    fn a_name_in_an_error_is_no_refusal() {
+        for sql in [
+            "SELECT [not authorized] FROM t",
+            "SELECT * FROM [attempt to write a readonly database]",
+        ] {
+            let error = error_of(sql);
+            assert_eq!(error.kind_code(), "unknown_object", "{error}");
+            assert!(!refused_as_writing(&error), "{error}");
+        }
     }
 }
