@@ -212,17 +212,32 @@ async fn the_engine_refuses_writes_on_a_sealed_database() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn temporary_objects_die_with_their_statement() {
-    // DuckDB lets a read-only database create TEMP objects (in memory, never on disk). Each
-    // statement has a connection of its own, so none outlives the statement that made it.
+async fn statements_other_than_queries_are_refused_by_duckdb_s_reading() {
+    // What DuckDB lets a read-only database do (TEMP objects in memory, session variables,
+    // prepared statements, transactions) lives in the statement's own connection; handed
+    // through the escape hatch it is refused before it runs, since DuckDB's parser does not
+    // read it as a query, and the refusal counts as the readings disagreeing.
     let db = sealed_fixture("duck_temp");
-    let created = db
-        .query(
-            &unchecked("CREATE TEMP TABLE scratch AS SELECT 1 AS x"),
-            &ExecOptions::default(),
-        )
-        .await;
-    assert!(created.is_ok(), "{created:?}");
+    for statement in [
+        "CREATE TEMP TABLE scratch AS SELECT 1 AS x",
+        "CREATE TEMP MACRO plus_one(x) AS x + 1",
+        "SET VARIABLE v = 42",
+        "PREPARE p AS SELECT 1",
+        "BEGIN TRANSACTION",
+        "CALL duckdb_settings()",
+        "SELECT 1; SELECT 2",
+    ] {
+        let refused = db
+            .query(&unchecked(statement), &ExecOptions::default())
+            .await;
+        match refused {
+            Err(e @ DialectError::Permission { .. }) => {
+                assert_eq!(e.code(), Some("json_serialize_sql"), "{statement}: {e}");
+                assert!(db.refused_as_writing(&e), "{statement}: {e}");
+            }
+            other => panic!("{statement}: {other:?}"),
+        }
+    }
     let read = db
         .query(&checked("SELECT * FROM scratch"), &ExecOptions::default())
         .await;
@@ -230,6 +245,16 @@ async fn temporary_objects_die_with_their_statement() {
         matches!(read, Err(DialectError::UnknownObject { .. })),
         "{read:?}"
     );
+    // A query through the hatch runs, and DuckDB's own syntax errors stay its own.
+    let query = db
+        .query(&unchecked("FROM nao_conformance"), &ExecOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(query.row_count, 3);
+    let typo = db
+        .query(&unchecked("SELEC 1"), &ExecOptions::default())
+        .await;
+    assert!(matches!(typo, Err(DialectError::Syntax { .. })), "{typo:?}");
     let tables = db.list_tables(&TableFilter::default()).await.unwrap();
     assert_eq!(tables.len(), 1, "{tables:?}");
 }

@@ -633,16 +633,36 @@ mod duckdb {
     /// returns the first rows of what the text as written returns.
     #[tokio::test]
     async fn engine_syntax_runs_capped_as_written() {
-        let db = DuckDbDialect::in_memory("duck", |connection| {
-            connection.execute_batch(
-                "CREATE TABLE cities AS SELECT * FROM (VALUES ('NL', 2000, 1005), ('NL', 2010, 1065),
-                   ('US', 2000, 564), ('US', 2010, 608), ('FR', 2000, 2100)) c(country, year, population);
-                 CREATE TABLE monthly AS SELECT * FROM (VALUES ('NL', 1, 2), ('US', 3, 4), ('FR', 5, 6)) m(country, jan, feb);
-                 CREATE TABLE trades AS SELECT * FROM (VALUES ('a', 5), ('a', 9), ('b', 7)) t(sym, ts);
-                 CREATE TABLE prices AS SELECT * FROM (VALUES ('a', 1, 10.0), ('a', 8, 11.0), ('b', 2, 20.0)) p(sym, ts, price);",
-            )
-        })
-        .unwrap();
+        const TABLES: &str = "CREATE TABLE cities AS SELECT * FROM (VALUES ('NL', 2000, 1005), ('NL', 2010, 1065),
+               ('US', 2000, 564), ('US', 2010, 608), ('FR', 2000, 2100)) c(country, year, population);
+             CREATE TABLE monthly AS SELECT * FROM (VALUES ('NL', 1, 2), ('US', 3, 4), ('FR', 5, 6)) m(country, jan, feb);
+             CREATE TABLE trades AS SELECT * FROM (VALUES ('a', 5), ('a', 9), ('b', 7)) t(sym, ts);
+             CREATE TABLE prices AS SELECT * FROM (VALUES ('a', 1, 10.0), ('a', 8, 11.0), ('b', 2, 20.0)) p(sym, ts, price);";
+        let db = DuckDbDialect::in_memory("duck", |connection| connection.execute_batch(TABLES))
+            .unwrap();
+        // The text as written runs on a plain DuckDB connection to the same tables: through the
+        // adapter's escape hatch DuckDB's reading refuses PIVOT statements (to DuckDB's parser
+        // they are not one SELECT).
+        let plain = nao_dialects::duckdb::driver::Connection::open_in_memory().unwrap();
+        plain.execute_batch(TABLES).unwrap();
+        let written = |sql: &str| -> Result<(usize, Vec<String>), String> {
+            let mut statement = plain.prepare(sql).map_err(|e| e.to_string())?;
+            let batches: Vec<_> = statement
+                .query_arrow([])
+                .map_err(|e| e.to_string())?
+                .collect();
+            let rows = batches.iter().map(|b| b.num_rows()).sum();
+            let first = batches
+                .iter()
+                .find(|b| b.num_rows() > 0)
+                .map_or_else(Vec::new, |b| {
+                    b.columns()
+                        .iter()
+                        .map(|c| format!("{:?}", c.slice(0, 1)))
+                        .collect()
+                });
+            Ok((rows, first))
+        };
         let policy = Policy::default().with_row_cap(2);
         let mut problems = Vec::new();
         for sql in [
@@ -664,21 +684,21 @@ mod duckdb {
                     continue;
                 }
             };
-            let as_written = engine(&db, sql).await;
+            let as_written = written(sql);
             let ran = db.query(&checked, &ExecOptions::default()).await;
             match (&ran, &as_written) {
-                (Ok(ran), Ok(written))
+                (Ok(ran), Ok((rows, first)))
                     if ran.row_count <= 2
-                        && ran.row_count == written.row_count.min(2)
-                        && first_row(ran) == first_row(written) =>
+                        && ran.row_count == (*rows as u64).min(2)
+                        && &first_row(ran) == first =>
                 {
-                    assert!(checked.cap_applied() || written.row_count <= 2, "{sql}");
+                    assert!(checked.cap_applied() || *rows <= 2, "{sql}");
                 }
                 _ => problems.push(format!(
                     "{sql}: capped as {} gives {:?}, as written {:?}",
                     checked.sql(),
                     ran.as_ref().map(|r| (r.row_count, first_row(r))),
-                    as_written.as_ref().map(|r| (r.row_count, first_row(r)))
+                    as_written
                 )),
             }
         }

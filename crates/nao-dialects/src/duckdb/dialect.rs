@@ -315,7 +315,7 @@ impl Dialect for DuckDbDialect {
         options: &ExecOptions,
     ) -> Result<BatchStream, DialectError> {
         if let Some(workers) = &self.workers {
-            return workers.execute(sql.sql(), options).await;
+            return workers.execute(sql.sql(), !sql.is_checked(), options).await;
         }
         let connection = self.connection()?;
         stream::execute(
@@ -323,6 +323,7 @@ impl Dialect for DuckDbDialect {
             Arc::clone(&self.host_paths),
             connection,
             sql.sql().to_owned(),
+            !sql.is_checked(),
             options,
             self.spill_quota.clone(),
         )
@@ -359,4 +360,51 @@ pub async fn open_url(
         None => DuckDbDialect::in_memory_with(name, &limits, |_| Ok(())),
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The read-only layers, on their own: statements handed through the escape hatch meet
+    /// DuckDB's reading first ([`super::super::engine_verdict`]), so this runs writes on the
+    /// adapter's own connection, past that reading, as a parser differential would reach it.
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn the_read_only_layers_refuse_writes_without_the_engine_verdict() {
+        let db = DuckDbDialect::in_memory("layers", |c| {
+            c.execute_batch("CREATE TABLE t AS SELECT 1 AS x")
+        })
+        .unwrap();
+        let dir = std::env::temp_dir().join(format!("nao-layers-{}", std::process::id()));
+        let copied = dir.join("copied.csv");
+        let attached = dir.join("attached.duckdb");
+        for write in [
+            "INSERT INTO t VALUES (2)",
+            "CREATE TABLE u (x INTEGER)",
+            "DROP TABLE t",
+            &format!("COPY t TO '{}'", copied.display()),
+            "ATTACH ':memory:' AS other",
+            &format!("ATTACH '{}' AS other", attached.display()),
+            "INSTALL httpfs",
+            "LOAD httpfs",
+            "SET enable_external_access = true",
+            "SET access_mode = 'READ_WRITE'",
+            "SELECT * FROM read_csv('/etc/passwd')",
+        ] {
+            let connection = db.connection().unwrap();
+            let refused = connection.execute_batch(write).unwrap_err();
+            let error = errors::from_duckdb("layers", refused, None);
+            assert!(
+                matches!(error, DialectError::Permission { .. }),
+                "{write}: {error:?}"
+            );
+        }
+        assert!(!dir.exists(), "nothing was written under {}", dir.display());
+        let connection = db.connection().unwrap();
+        let count: i64 = connection
+            .query_row("SELECT count(*) FROM t", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(count, 1);
+    }
 }

@@ -30,7 +30,12 @@
 //! misses one. Files are opened with `access_mode = READ_ONLY` (no statement can change the
 //! database), `enable_external_access = false` with extension autoloading off (no other file
 //! is read or written: no `COPY … TO`, `read_csv`, `ATTACH`, `INSTALL`, `LOAD`), and then
-//! `lock_configuration = true`, so no `SET` or `PRAGMA` can lift the other two.
+//! `lock_configuration = true`, so no `SET` or `PRAGMA` can lift the other two. Each statement
+//! runs on a connection of its own, so what DuckDB still allows a read-only database (TEMP
+//! objects, session variables) ends with it. A statement handed through the escape hatch
+//! ([`ReadOnlySql::new_unchecked_allowing_writes`](nao_core::guard::ReadOnlySql::new_unchecked_allowing_writes))
+//! also meets DuckDB's own reading before it runs: unless DuckDB's parser reads exactly one
+//! query (`json_serialize_sql`), it is refused.
 //!
 //! ## Limits
 //! Each database opens within the host's [`EngineLimits`](crate::EngineLimits)
@@ -119,6 +124,7 @@
 
 mod catalog;
 mod dialect;
+mod engine_verdict;
 mod errors;
 mod host_paths;
 mod load;

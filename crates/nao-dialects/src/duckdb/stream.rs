@@ -75,6 +75,9 @@ struct Job {
     database: Arc<str>,
     host_paths: Arc<HostPaths>,
     sql: String,
+    /// The statement comes without the guard's reading (the escape hatch): DuckDB's own
+    /// reading must find one query ([`super::engine_verdict`]).
+    unchecked: bool,
     /// Set by the watcher when the spill directory outgrew its quota (the quota, in bytes).
     spill_full: Arc<OnceLock<u64>>,
 }
@@ -173,12 +176,14 @@ impl SpillQuota {
 
 /// Runs `sql` on `connection` (owned by this statement alone) and streams its batches; every
 /// error leaves with `host_paths` scrubbed from its message. With a `spill` quota the
-/// statement is stopped when the spill directory outgrows it.
+/// statement is stopped when the spill directory outgrows it. An `unchecked` statement (one
+/// without the guard's reading) runs only when DuckDB reads it as one query.
 pub(super) async fn execute(
     database: Arc<str>,
     host_paths: Arc<HostPaths>,
     connection: Connection,
     sql: String,
+    unchecked: bool,
     options: &ExecOptions,
     spill: Option<SpillQuota>,
 ) -> Result<BatchStream, DialectError> {
@@ -199,6 +204,7 @@ pub(super) async fn execute(
         database: Arc::clone(&database),
         host_paths,
         sql,
+        unchecked,
         spill_full,
     };
     // A statement thread, not tokio's blocking pool: a statement DuckDB will not stop must
@@ -297,6 +303,10 @@ fn read(
             job.interrupt(producer),
         ))
     };
+    if job.unchecked {
+        super::engine_verdict::refuse_non_queries(connection, &job.sql, &job.database)
+            .map_err(Some)?;
+    }
     let mut statement = connection
         .prepare(&job.sql)
         .map_err(|e| fail(e, producer))?;

@@ -163,6 +163,7 @@ impl Workers {
     pub(in crate::duckdb) async fn execute(
         &self,
         sql: &str,
+        unchecked: bool,
         options: &ExecOptions,
     ) -> Result<BatchStream, DialectError> {
         let inner = &self.inner;
@@ -186,6 +187,7 @@ impl Workers {
         ));
         let request = Request {
             sql: sql.to_owned(),
+            unchecked,
             max_rows: options.max_rows,
             max_bytes: options.max_bytes as u64,
         };

@@ -85,8 +85,10 @@ pub(super) fn read_frame(input: &mut impl Read) -> io::Result<Option<(Tag, Vec<u
 /// One statement for the worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Request {
-    /// The SQL, already proved read-only by the guard.
+    /// The SQL, proved read-only by the guard unless `unchecked`.
     pub(super) sql: String,
+    /// The SQL comes without the guard's reading (the escape hatch).
+    pub(super) unchecked: bool,
     /// Rows to send before stopping (the worker sends one more, as adapters do).
     pub(super) max_rows: u64,
     /// Arrow bytes to send before stopping.
@@ -96,9 +98,10 @@ pub(super) struct Request {
 impl Request {
     /// The payload of a [`Tag::Run`] frame.
     pub(super) fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(16 + self.sql.len());
+        let mut out = Vec::with_capacity(17 + self.sql.len());
         out.extend_from_slice(&self.max_rows.to_le_bytes());
         out.extend_from_slice(&self.max_bytes.to_le_bytes());
+        out.push(u8::from(self.unchecked));
         out.extend_from_slice(self.sql.as_bytes());
         out
     }
@@ -114,10 +117,20 @@ impl Request {
         };
         let max_rows = number(0..8)?;
         let max_bytes = number(8..16)?;
-        let sql = String::from_utf8(payload[16..].to_vec())
+        let unchecked = match payload.get(16) {
+            Some(0) => false,
+            Some(1) => true,
+            _ => {
+                return Err(io::Error::other(
+                    "a worker request without its checked flag",
+                ));
+            }
+        };
+        let sql = String::from_utf8(payload[17..].to_vec())
             .map_err(|_| io::Error::other("a worker request whose SQL is not UTF-8"))?;
         Ok(Request {
             sql,
+            unchecked,
             max_rows,
             max_bytes,
         })
@@ -273,6 +286,7 @@ mod tests {
     fn frames_requests_batches_and_errors_round_trip() {
         let request = Request {
             sql: "SELECT 'é' AS x".into(),
+            unchecked: true,
             max_rows: 10,
             max_bytes: 1 << 20,
         };

@@ -193,6 +193,7 @@ async fn answer(
         Arc::new(HostPaths::default()),
         connection,
         request.sql,
+        request.unchecked,
         &options,
         quota,
     )
