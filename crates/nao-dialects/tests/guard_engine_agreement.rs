@@ -628,6 +628,40 @@ mod duckdb {
         assert!(capped >= 30, "only {capped} capped");
     }
 
+    /// DuckDB's SUMMARIZE, read by the guard as a query over its dataset, runs as written: one
+    /// row of statistics per column of the table or query it summarizes.
+    #[tokio::test]
+    async fn summarize_runs_as_written() {
+        let db = DuckDbDialect::in_memory("duck", |connection| {
+            connection.execute_batch(
+                "CREATE TABLE cities AS SELECT * FROM (VALUES ('NL', 2000, 1005), ('US', 2010, 608))
+                   c(country, year, population)",
+            )
+        })
+        .unwrap();
+        let policy = Policy::default().with_row_cap(100);
+        for (sql, columns) in [
+            ("SUMMARIZE cities", vec!["country", "year", "population"]),
+            (
+                "SUMMARIZE SELECT year FROM cities WHERE year > 2000",
+                vec!["year"],
+            ),
+            (
+                "summarize from cities;",
+                vec!["country", "year", "population"],
+            ),
+        ] {
+            let checked = check(sql, SqlDialect::DuckDb, &policy).unwrap();
+            assert!(!checked.cap_applied(), "{sql}");
+            let result = db.query(&checked, &ExecOptions::default()).await.unwrap();
+            let names = cells(&result)
+                .into_iter()
+                .map(|row| row[0].clone().unwrap_or_default())
+                .collect::<Vec<_>>();
+            assert_eq!(names, columns, "{sql}");
+        }
+    }
+
     /// DuckDB syntax sqlparser does not read and the guard does (PIVOT/UNPIVOT statements, ASOF
     /// joins, USING SAMPLE, `* RENAME`): with the row cap spliced in, DuckDB runs the text and
     /// returns the first rows of what the text as written returns.

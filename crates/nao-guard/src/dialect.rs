@@ -188,6 +188,12 @@ impl SqlDialect {
         !matches!(self, SqlDialect::Sqlite)
     }
 
+    /// Whether the engine has DuckDB's `SUMMARIZE <table or query>` statement, which the guard
+    /// reads as a query over its dataset and runs as written (DuckDB takes no `LIMIT` after it).
+    pub fn reads_summarize(self) -> bool {
+        matches!(self, SqlDialect::DuckDb)
+    }
+
     /// Whether every CTE may refer to itself without the `RECURSIVE` keyword (T-SQL,
     /// Snowflake), so a CTE's own name inside its body is the CTE, not a table.
     pub fn ctes_are_implicitly_recursive(self) -> bool {

@@ -5,6 +5,7 @@ use sqlparser::parser::{Parser, ParserError};
 
 use sqlparser::tokenizer::TokenWithSpan;
 
+use crate::extended;
 use crate::fallback;
 use crate::lexical::{self, TokenFacts};
 use crate::limit::{self, Capped};
@@ -57,6 +58,10 @@ pub fn check(sql: &str, dialect: SqlDialect, policy: &Policy) -> Result<ReadOnly
     };
     let (text, start) = significant_text(sql, &parsed.facts);
     let capped = match policy.row_cap {
+        // DuckDB takes no LIMIT after SUMMARIZE (one inside it limits what is summarized), and
+        // the guard reads no SUMMARIZE in parentheses to wrap it: it runs as written, one row
+        // per column of its dataset, the adapter's fetch cap bounding what is read.
+        Some(_) if parsed.summarizes => Capped::NotInText,
         // The cap goes into the text the statement was read from: the equivalent form when
         // the text as written did not parse.
         Some(cap) => match &parsed.reading {
@@ -136,6 +141,8 @@ pub(crate) struct Parsed {
     pub(crate) statement: Statement,
     pub(crate) facts: TokenFacts,
     pub(crate) reading: Reading,
+    /// A DuckDB `SUMMARIZE`, read as a query over its dataset (see [`crate::extended`]).
+    pub(crate) summarizes: bool,
 }
 
 /// The text a statement was read from.
@@ -159,6 +166,7 @@ pub(crate) fn parse_one(
     lexical::check_text(sql, dialect, policy)?;
     let tokens = lexical::tokenize(sql, dialect)?;
     let facts = lexical::check_tokens(&tokens, dialect, policy)?;
+    let summarizes = dialect.reads_summarize() && extended::starts_summarize(&tokens);
     let mut parsed = parse_tokens(tokens, dialect, policy);
     let mut hint = None;
     let mut reading = Reading::AsWritten;
@@ -210,6 +218,7 @@ pub(crate) fn parse_one(
             statement: statements.remove(0),
             facts,
             reading,
+            summarizes,
         }),
         count => Err(Rejection::new(
             RejectKind::MultipleStatements { count },

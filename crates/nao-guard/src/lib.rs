@@ -31,8 +31,9 @@
 //! Exactly one statement (trailing semicolons and comments are fine), of these kinds:
 //! - **Queries**: SELECT, set operations, VALUES, `TABLE t`, DuckDB's `FROM t`, with CTEs
 //!   (including recursive ones), subqueries, joins, windows and dialect syntax, including
-//!   engine syntax sqlparser does not read: DuckDB's `PIVOT`/`UNPIVOT` statements and `* RENAME`
-//!   (through sqlparser's dialect hooks), `ASOF` joins and `USING SAMPLE` (read with the clause
+//!   engine syntax sqlparser does not read: DuckDB's `PIVOT`/`UNPIVOT` statements, `SUMMARIZE`
+//!   (read as a query computing over every column of its dataset) and `* RENAME` (through
+//!   sqlparser's dialect hooks), `ASOF` joins and `USING SAMPLE` (read with the clause
 //!   blanked out, since it reads no table and calls no function). Other engine forms it cannot
 //!   read are refused with the equivalent form to write.
 //! - **EXPLAIN** of a query (EXPLAIN ANALYZE runs it, which is fine for a query; EXPLAIN of

@@ -7,7 +7,8 @@
 //! them parse are listed in issue 16's notes):
 //! - DuckDB's simplified `PIVOT`/`UNPIVOT` statements where the guard does not read them (after
 //!   `WITH`, or in parentheses; see `extended`) → the SQL-standard `PIVOT (…)` clause;
-//! - DuckDB's `SUMMARIZE` → aggregates, or the describe tool;
+//! - DuckDB's `SUMMARIZE` of something other than a table name or a query (see `extended`) →
+//!   those forms, or aggregates;
 //! - DuckDB's `USING SAMPLE` with a size that is not a number (see `fallback`) → `TABLESAMPLE
 //!   n PERCENT`;
 //! - DuckDB's `ASOF JOIN` where blanking `ASOF` does not leave a join sqlparser reads → a
@@ -101,9 +102,9 @@ const DUCKDB_PIVOT: &str = "the guard does not read DuckDB's simplified PIVOT/UN
     (sum(amount) FOR year IN (2023, 2024)), or SELECT * FROM sales UNPIVOT (amount FOR \
     quarter IN (q1, q2, q3, q4))";
 
-const DUCKDB_SUMMARIZE: &str = "the guard does not read SUMMARIZE; ask for the figures with \
-    aggregates (SELECT count(*), count(DISTINCT c), min(c), max(c), avg(c) FROM t), or for the \
-    columns with the table description";
+const DUCKDB_SUMMARIZE: &str = "the guard reads SUMMARIZE of a table name (SUMMARIZE sales) or \
+    of a query (SUMMARIZE SELECT region, amount FROM sales), nothing else; or ask for the \
+    figures with aggregates (SELECT count(*), count(DISTINCT c), min(c), max(c), avg(c) FROM t)";
 
 const DUCKDB_SAMPLE: &str = "the guard does not read USING SAMPLE; sample the table with \
     TABLESAMPLE instead: FROM t TABLESAMPLE 10 PERCENT, or TABLESAMPLE (100 ROWS)";
@@ -147,7 +148,7 @@ mod tests {
                 Some(DUCKDB_PIVOT),
             ),
             ("SELECT * FROM t PIVOT (sum(x) FOR y IN (1))", DuckDb, None),
-            ("SUMMARIZE sales", DuckDb, Some(DUCKDB_SUMMARIZE)),
+            ("SUMMARIZE 'sales.csv'", DuckDb, Some(DUCKDB_SUMMARIZE)),
             (
                 "SELECT * FROM t USING SAMPLE 10%",
                 DuckDb,

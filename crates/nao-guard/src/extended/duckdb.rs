@@ -1,4 +1,5 @@
-//! DuckDB's sqlparser dialect with the simplified PIVOT/UNPIVOT statements and `* RENAME`.
+//! DuckDB's sqlparser dialect with the simplified PIVOT/UNPIVOT statements, SUMMARIZE and
+//! `* RENAME`.
 
 use std::any::TypeId;
 
@@ -6,7 +7,7 @@ use sqlparser::ast::Statement;
 use sqlparser::dialect::{Dialect, DuckDbDialect};
 use sqlparser::parser::{Parser, ParserError};
 
-use super::duckdb_pivot;
+use super::{duckdb_pivot, duckdb_summarize};
 
 /// [`DuckDbDialect`], extended (see the [module docs](super)).
 #[derive(Debug, Default)]
@@ -21,7 +22,7 @@ impl Dialect for DuckDbExtended {
     }
 
     fn parse_statement(&self, parser: &mut Parser<'_>) -> Option<Result<Statement, ParserError>> {
-        duckdb_pivot::parse_statement(parser)
+        duckdb_pivot::parse_statement(parser).or_else(|| duckdb_summarize::parse_statement(parser))
     }
 
     fn supports_select_wildcard_rename(&self) -> bool {

@@ -5,8 +5,9 @@
 //!
 //! - DuckDB ([`DuckDbExtended`]): the simplified `PIVOT` / `UNPIVOT` statements (also spelled
 //!   `PIVOT_WIDER` / `PIVOT_LONGER`), read as a query over the SQL-standard `PIVOT` / `UNPIVOT`
-//!   table factor with the same table, expressions and aggregates; `* RENAME (…)`, the
-//!   capability sqlparser already has for Snowflake.
+//!   table factor with the same table, expressions and aggregates; `SUMMARIZE <table or
+//!   query>`, read as `SELECT *, min(*)` over the dataset (every column read and computed
+//!   over); `* RENAME (…)`, the capability sqlparser already has for Snowflake.
 //! - ClickHouse ([`ClickHouseExtended`]): `WITH <expression> AS <name>` items, read as the CTE
 //!   `<name> AS (SELECT <expression>)`.
 //!
@@ -18,8 +19,10 @@ mod clickhouse;
 mod clickhouse_with;
 mod duckdb;
 mod duckdb_pivot;
+mod duckdb_summarize;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use clickhouse::ClickHouseExtended;
 pub(crate) use duckdb::DuckDbExtended;
+pub(crate) use duckdb_summarize::starts_summarize;

@@ -351,3 +351,27 @@ fn a_star_over_a_subquery_that_leaves_out_a_denied_column_is_masked() {
     .expect("ok");
     assert!(compared.touches_masked_columns() && compared.masked_outputs().is_empty());
 }
+
+/// DuckDB's SUMMARIZE gives the minimum and maximum of every column of its dataset: refused
+/// when the dataset may hold a masked column (any table may have a `*.ssn`), allowed over
+/// named columns that are not.
+#[test]
+fn summarize_never_reveals_a_masked_column() {
+    for sql in [
+        "SUMMARIZE customers",
+        "SUMMARIZE orders",
+        "SUMMARIZE SELECT * FROM customers",
+        "SUMMARIZE SELECT id, email FROM customers",
+        "SUMMARIZE FROM customers c JOIN orders o ON o.customer_id = c.id",
+    ] {
+        let refusal = refused(sql, SqlDialect::DuckDb);
+        assert!(refusal.contains("masked"), "{sql}: {refusal}");
+    }
+    for sql in [
+        "SUMMARIZE SELECT id, amount FROM orders",
+        "SUMMARIZE SELECT id, name FROM customers",
+        "SUMMARIZE SELECT count(email) AS with_email FROM customers",
+    ] {
+        assert!(masked(sql, SqlDialect::DuckDb).is_empty(), "{sql}");
+    }
+}
