@@ -662,7 +662,8 @@ mod duckdb {
         }
     }
 
-    /// DuckDB syntax sqlparser does not read and the guard does (PIVOT/UNPIVOT statements, ASOF
+    /// DuckDB syntax sqlparser does not read and the guard does (PIVOT/UNPIVOT statements, also
+    /// after WITH, ASOF
     /// joins, USING SAMPLE, `* RENAME`): with the row cap spliced in, DuckDB runs the text and
     /// returns the first rows of what the text as written returns.
     #[tokio::test]
@@ -704,6 +705,8 @@ mod duckdb {
             "PIVOT cities ON year IN (2000, 2010) USING sum(population) AS total GROUP BY country ORDER BY country LIMIT 5",
             "UNPIVOT monthly ON COLUMNS(* EXCLUDE (country)) INTO NAME month VALUE sales ORDER BY country, month",
             "PIVOT_LONGER (SELECT * FROM monthly WHERE jan > 0) ON jan, feb ORDER BY ALL",
+            "WITH big AS (SELECT * FROM cities WHERE population > 600) PIVOT big ON year USING sum(population) GROUP BY country ORDER BY country",
+            "WITH m AS (SELECT * FROM monthly) UNPIVOT m ON jan, feb INTO NAME month VALUE sales ORDER BY ALL",
             "SELECT t.sym, t.ts, p.price FROM trades t ASOF JOIN prices p ON t.sym = p.sym AND t.ts >= p.ts ORDER BY t.sym, t.ts",
             "SELECT t.sym, p.price FROM trades t ASOF LEFT JOIN prices p ON t.sym = p.sym AND t.ts >= p.ts ORDER BY ALL",
             "SELECT count(*) FROM cities USING SAMPLE 100 PERCENT (bernoulli)",

@@ -5,8 +5,8 @@
 //!
 //! Each hint matches a token shape of one dialect (upstream sqlparser changes that would make
 //! them parse are listed in issue 16's notes):
-//! - DuckDB's simplified `PIVOT`/`UNPIVOT` statements where the guard does not read them (after
-//!   `WITH`, or in parentheses; see `extended`) → the SQL-standard `PIVOT (…)` clause;
+//! - DuckDB's simplified `PIVOT`/`UNPIVOT` statements where the guard does not read them (in
+//!   parentheses; see `extended`) → the SQL-standard `PIVOT (…)` clause;
 //! - DuckDB's `SUMMARIZE` of something other than a table name or a query (see `extended`) →
 //!   those forms, or aggregates;
 //! - DuckDB's `USING SAMPLE` with a size that is not a number (see `fallback`) → `TABLESAMPLE

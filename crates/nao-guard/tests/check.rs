@@ -459,11 +459,15 @@ fn unreadable_engine_syntax_is_refused_with_the_form_to_write() {
     let p = Policy::default();
     for (sql, dialect, says) in [
         (
-            "WITH s AS (SELECT * FROM sales) PIVOT s ON year USING sum(amount)",
+            "SELECT * FROM (PIVOT sales ON year USING sum(amount)) AS p",
             SqlDialect::DuckDb,
             "SELECT * FROM sales PIVOT (sum(amount) FOR year IN (2023, 2024))",
         ),
-        ("SUMMARIZE sales", SqlDialect::DuckDb, "count(DISTINCT c)"),
+        (
+            "SUMMARIZE sales AS s",
+            SqlDialect::DuckDb,
+            "count(DISTINCT c)",
+        ),
         (
             "SELECT * FROM sales USING SAMPLE (SELECT 10) ROWS",
             SqlDialect::DuckDb,

@@ -9,35 +9,124 @@
 //!   [LIMIT n] [OFFSET m]` as `SELECT * FROM <dataset> UNPIVOT (<columns> FOR <name> IN
 //!   (<exprs>)) …`.
 //!
-//! `PIVOT_WIDER` and `PIVOT_LONGER` are DuckDB's other names for them. A statement that
-//! starts with `WITH` is left to sqlparser (which refuses it, with a hint).
+//! `PIVOT_WIDER` and `PIVOT_LONGER` are DuckDB's other names for them. A WITH clause may come
+//! first (`WITH c AS (…) PIVOT c ON …`); its CTEs are the query's. In parentheses (a subquery
+//! or a table factor) the statements are not read: sqlparser has no hook there (refused with a
+//! hint).
 
 use sqlparser::ast::helpers::attached_token::AttachedToken;
 use sqlparser::ast::{
     Expr, GroupByExpr, Ident, LimitClause, Offset, OffsetRows, PivotValueSource, SetExpr,
-    Statement, TableFactor,
+    Statement, TableFactor, With,
 };
 use sqlparser::dialect::DuckDbDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
-/// The statement at the parser's position, when it is a PIVOT or UNPIVOT statement.
-pub(super) fn parse_statement(parser: &mut Parser<'_>) -> Option<Result<Statement, ParserError>> {
-    let is = |word: &str| matches!(&parser.peek_token_ref().token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
-    let pivot = if is("pivot") || is("pivot_wider") {
-        true
-    } else if is("unpivot") || is("pivot_longer") {
-        false
-    } else {
+/// Which statement a word starts: `Some(true)` a PIVOT, `Some(false)` an UNPIVOT.
+fn pivots(token: &Token) -> Option<bool> {
+    let Token::Word(w) = token else {
         return None;
     };
+    if w.quote_style.is_some() {
+        return None;
+    }
+    let word = w.value.to_ascii_lowercase();
+    match word.as_str() {
+        "pivot" | "pivot_wider" => Some(true),
+        "unpivot" | "pivot_longer" => Some(false),
+        _ => None,
+    }
+}
+
+/// The statement at the parser's position, when it is a PIVOT or UNPIVOT statement, with or
+/// without a WITH clause before it.
+pub(super) fn parse_statement(parser: &mut Parser<'_>) -> Option<Result<Statement, ParserError>> {
+    if matches!(&parser.peek_token_ref().token, Token::Word(w) if w.keyword == Keyword::WITH) {
+        return with_then_pivot(parser);
+    }
+    let pivot = pivots(&parser.peek_token_ref().token)?;
     parser.next_token();
-    Some(if pivot {
+    Some(statement(parser, pivot))
+}
+
+fn statement(parser: &mut Parser<'_>, pivot: bool) -> Result<Statement, ParserError> {
+    if pivot {
         parse_pivot(parser)
     } else {
         parse_unpivot(parser)
-    })
+    }
+}
+
+/// `WITH <ctes> PIVOT …` / `WITH <ctes> UNPIVOT …`: the statement read as above, with the CTEs.
+/// Any other WITH statement is left to sqlparser, after a scan of its tokens that consumes
+/// nothing (see [`statement_after_ctes`]).
+fn with_then_pivot(parser: &mut Parser<'_>) -> Option<Result<Statement, ParserError>> {
+    statement_after_ctes(parser)?;
+    Some((|| {
+        let with_token = AttachedToken(parser.next_token());
+        let recursive = parser.parse_keyword(Keyword::RECURSIVE);
+        let cte_tables = parser.parse_comma_separated(Parser::parse_cte)?;
+        // The scan only chose this path: the parse decides what follows the CTEs.
+        let next = parser.next_token();
+        let Some(pivot) = pivots(&next.token) else {
+            return parser.expected("PIVOT or UNPIVOT after the WITH clause", next);
+        };
+        let mut read = statement(parser, pivot)?;
+        if let Statement::Query(query) = &mut read {
+            query.with = Some(With {
+                with_token,
+                recursive,
+                cte_tables,
+            });
+        }
+        Ok(read)
+    })())
+}
+
+/// Which statement follows the CTEs of the WITH clause at the parser's position, when it is
+/// a PIVOT (`Some(true)`) or an UNPIVOT (`Some(false)`): the first word at depth 0 after a
+/// closing parenthesis that does not go on with a CTE (`AS`, `NOT MATERIALIZED`, DuckDB's
+/// `USING KEY`). Reads the tokens by reference and rewinds, so a WITH query costs one pass
+/// over its CTEs' tokens and no parse.
+fn statement_after_ctes(parser: &mut Parser<'_>) -> Option<bool> {
+    let mut found = None;
+    let _rewound = parser.maybe_parse(|p| -> Result<(), ParserError> {
+        let mut depth = 0usize;
+        let mut after_paren = false;
+        while let Some(t) = p.next_token_no_skip() {
+            match &t.token {
+                Token::EOF | Token::SemiColon => break,
+                Token::Whitespace(_) => continue,
+                Token::LParen => depth += 1,
+                Token::RParen => {
+                    depth = depth.saturating_sub(1);
+                    after_paren = depth == 0;
+                    continue;
+                }
+                Token::Word(w) if depth == 0 && after_paren => {
+                    let goes_on = matches!(
+                        w.keyword,
+                        Keyword::AS
+                            | Keyword::NOT
+                            | Keyword::MATERIALIZED
+                            | Keyword::USING
+                            | Keyword::KEY
+                    );
+                    if !goes_on {
+                        found = pivots(&t.token);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            after_paren = false;
+        }
+        // Always an error, so that the parser rewinds to the WITH.
+        Err(ParserError::ParserError(String::new()))
+    });
+    found
 }
 
 fn parse_pivot(parser: &mut Parser<'_>) -> Result<Statement, ParserError> {
