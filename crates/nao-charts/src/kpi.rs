@@ -1,37 +1,16 @@
 //! The KPI card: a title, one big number and its label.
 
-use nao_core::chart::{ChartData, PALETTE, format_number};
+use nao_core::chart::{ChartData, PALETTE};
+use nao_core::render::human_number;
 
 use crate::escape::escape;
 use crate::render::FONT_STACK;
-
-/// Thousands separators for the integer part.
-fn grouped(n: f64) -> String {
-    let text = format_number(n);
-    let (sign, rest) = text
-        .strip_prefix('-')
-        .map_or(("", text.as_str()), |r| ("-", r));
-    let (int, frac) = rest
-        .split_once('.')
-        .map_or((rest, None), |(i, f)| (i, Some(f)));
-    let mut out = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    match frac {
-        Some(f) => format!("{sign}{out}.{f}"),
-        None => format!("{sign}{out}"),
-    }
-}
 
 pub(crate) fn kpi_svg(title: &str, data: &ChartData, width: u32, height: u32) -> String {
     let series = data.series.first();
     let value = series
         .and_then(|s| s.values.first().copied().flatten())
-        .map_or_else(|| "—".to_owned(), grouped);
+        .map_or_else(|| "—".to_owned(), human_number);
     let label = series.map_or("", |s| s.label.as_str());
     let color = series.map_or(PALETTE[0], |s| s.color.as_str());
     let cx = width / 2;

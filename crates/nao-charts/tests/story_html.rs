@@ -349,7 +349,7 @@ fn cells_result() -> QueryResult {
 }
 
 #[tokio::test]
-async fn table_cells_read_as_the_model_read_them() {
+async fn table_cells_read_as_the_model_read_them_numbers_for_people() {
     let results = ResultStore::new(1 << 20);
     let result = results.insert(cells_result()).await;
     let id = result.id.as_str().to_owned();
@@ -368,16 +368,17 @@ async fn table_cells_read_as_the_model_read_them() {
     ] {
         assert!(markdown.contains(row), "{row} not in {markdown}");
     }
+    // The same cells, numbers written for people: grouped, a float's binary noise rounded.
     let body = story_body(&format!("<table query_id=\"{id}\" />"), &results).await;
     assert_eq!(
         body,
         "<table>\n<thead><tr><th>name</th><th class=\"num\">revenue</th>\
          <th class=\"num\">total</th><th>at</th></tr></thead>\n<tbody>\n\
-         <tr><td>Acme | Co &lt;b&gt;</td><td class=\"num\">1869876.5999999999</td>\
-         <td class=\"num\">12500.00</td><td>2024-03-01T12:00:00.5Z</td></tr>\n\
+         <tr><td>Acme | Co &lt;b&gt;</td><td class=\"num\">1,869,876.60</td>\
+         <td class=\"num\">12,500.00</td><td>2024-03-01T12:00:00.5Z</td></tr>\n\
          <tr><td>line\\nbreak</td><td class=\"num\">5</td><td class=\"num\">-0.05</td>\
          <td>1970-01-01T00:00:00Z</td></tr>\n\
-         <tr><td>\\u{2205}</td><td class=\"num\">1e20</td><td class=\"num\">0.00</td>\
+         <tr><td>\\u{2205}</td><td class=\"num\">1.00e20</td><td class=\"num\">0.00</td>\
          <td>1970-01-01T00:00:00.000001Z</td></tr>\n\
          <tr><td>∅</td><td class=\"num\">∅</td><td class=\"num\">∅</td><td>∅</td></tr>\n\
          </tbody>\n</table>\n\
@@ -406,9 +407,21 @@ async fn demo_table_cells_match_the_execute_sql_output() {
         if number.trim_start_matches("| ").parse::<usize>().is_err() {
             continue;
         }
-        let revenue = revenue.trim_end_matches(" |");
-        let row = format!("<tr><td>{category}</td><td class=\"num\">{revenue}</td></tr>");
-        assert!(body.contains(&row), "{row} not in {body}");
+        // The model's exact number, as people read it (the HTML rounds a float to cents).
+        let revenue: f64 = revenue.trim_end_matches(" |").parse().unwrap();
+        let prefix = format!("<tr><td>{category}</td><td class=\"num\">");
+        let at = body
+            .find(&prefix)
+            .unwrap_or_else(|| panic!("{prefix} not in {body}"));
+        let shown = &body[at + prefix.len()..];
+        let shown: f64 = shown[..shown.find('<').unwrap()]
+            .replace(',', "")
+            .parse()
+            .unwrap();
+        assert!(
+            (shown - revenue).abs() <= 0.005,
+            "{category}: {shown} for {revenue}"
+        );
         rows += 1;
     }
     assert!(rows > 0, "{}", output.content);

@@ -2,12 +2,14 @@
 //!
 //! Each cell is nao-render's [`cell_text`], the very text of the model's result table, with
 //! the Markdown escapes undone as a Markdown viewer undoes them, then HTML-escaped: one
-//! Arrow-to-text path, so a story's table never shows a value the model did not see.
+//! Arrow-to-text path, so a story's table never shows a value the model did not see. Numbers
+//! are the same values written for people ([`human_cell`]: thousands grouped, a float's binary
+//! noise rounded to cents, `1,869,876.60` for `1869876.5999999999`).
 
 use std::fmt::Write as _;
 
 use nao_core::QueryResult;
-use nao_core::render::{RenderBudget, cell_text};
+use nao_core::render::{RenderBudget, cell_text, human_cell};
 
 use crate::escape::escape;
 
@@ -55,7 +57,10 @@ pub(super) fn push_table(out: &mut String, title: Option<&str>, result: &QueryRe
             for (index, column) in batch.columns().iter().enumerate() {
                 let numeric = numeric.get(index).copied().unwrap_or(false);
                 // `row` is below the batch's row count, which every column of it has.
-                let text = cell_text(column.as_ref(), row, max_chars);
+                let text = match human_cell(column.as_ref(), row) {
+                    Some(number) => number,
+                    None => cell_text(column.as_ref(), row, max_chars),
+                };
                 null_shown |= text == NULL_CELL;
                 let _ = write!(
                     out,

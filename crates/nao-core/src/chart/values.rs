@@ -51,7 +51,9 @@ pub(crate) fn number_json(n: f64) -> serde_json::Value {
     serde_json::Number::from_f64(n).map_or(serde_json::Value::Null, serde_json::Value::Number)
 }
 
-/// A number as a short label: integers without `.0`, others with up to 2 decimals.
+/// A number on the x axis as a short label: integers without `.0` and without grouping (a
+/// year reads `2024`), others with up to 2 decimals. Amounts people read (summaries, KPI
+/// cards) use [`human_number`](crate::render::human_number) instead.
 pub fn format_number(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 {
         format!("{n:.0}")

@@ -159,7 +159,7 @@ fn summary(chart_id: &str, spec: &ChartSpec, data: &ChartData) -> String {
         if spec.chart_type == ChartType::KpiCard {
             let value = values
                 .first()
-                .map_or("NULL".to_owned(), |v| crate::chart::format_number(*v));
+                .map_or("NULL".to_owned(), |v| crate::render::human_number(*v));
             let _ = writeln!(out, "- {label} ({data_key}): {value}");
             continue;
         }
@@ -173,9 +173,9 @@ fn summary(chart_id: &str, spec: &ChartSpec, data: &ChartData) -> String {
         let _ = write!(
             out,
             "- series {label} ({data_key}): min {}, max {}, total {}",
-            crate::chart::format_number(min),
-            crate::chart::format_number(max),
-            crate::chart::format_number(sum),
+            crate::render::human_number(min),
+            crate::render::human_number(max),
+            crate::render::human_number(sum),
         );
         if nulls > 0 {
             let _ = write!(out, ", {nulls} NULL");
