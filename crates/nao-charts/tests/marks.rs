@@ -531,3 +531,91 @@ async fn stacked_areas_draw_each_series_on_the_running_total() {
         }
     }
 }
+
+/// Bar rectangles with their left edge: (x, top, bottom).
+fn bar_rects(svg: &str) -> Vec<(f64, f64, f64)> {
+    svg.match_indices("<rect ")
+        .map(|(start, _)| &svg[start..start + svg[start..].find('>').unwrap()])
+        .filter(|tag| tag.contains("data-series="))
+        .map(|tag| {
+            let top = attribute(tag, "y").unwrap();
+            (
+                attribute(tag, "x").unwrap(),
+                top,
+                top + attribute(tag, "height").unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// A month with no value (NULL) between months with values.
+const WITH_A_NULL: &str = "SELECT column1 AS month, column2 AS sales FROM (VALUES ('Jan', 10.0), \
+     ('Feb', NULL), ('Mar', 30.0), ('Apr', 20.0))";
+
+#[tokio::test]
+async fn a_null_value_draws_no_bar_and_moves_no_other() {
+    let result = query(WITH_A_NULL).await;
+    let svg = draw(
+        &result,
+        ChartType::Bar,
+        "month",
+        AxisType::Category,
+        &["sales"],
+    );
+    let drawn = bar_rects(&svg);
+    assert_eq!(drawn.len(), 3, "no bar for Feb: {drawn:?}");
+    // Feb keeps its band, empty: Jan to Mar is two bands, Mar to Apr one.
+    let band = drawn[2].0 - drawn[1].0;
+    assert!(
+        (drawn[1].0 - drawn[0].0 - 2.0 * band).abs() <= 1.0,
+        "the bars keep their months' places: {drawn:?}"
+    );
+    let (_, y_axis) = axes(&svg);
+    let y_of = y_axis.to_value();
+    for ((_, top, bottom), want) in drawn.iter().zip([10.0, 30.0, 20.0]) {
+        assert!((y_of(*top) - want).abs() <= y_axis.per_pixel(), "{drawn:?}");
+        assert!(y_of(*bottom).abs() <= y_axis.per_pixel(), "{drawn:?}");
+    }
+}
+
+/// The centres of the point symbols (`<circle>`s inside the plot, not the legend's).
+fn symbols(svg: &str) -> Vec<(f64, f64)> {
+    svg.match_indices("<circle ")
+        .map(|(start, _)| &svg[start..start + svg[start..].find('>').unwrap()])
+        .filter_map(|tag| Some((attribute(tag, "cx")?, attribute(tag, "cy")?)))
+        .filter(|(_, cy)| *cy > 40.0)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_null_value_breaks_the_line_and_a_lone_value_still_shows() {
+    let result = query(WITH_A_NULL).await;
+    for kind in [ChartType::Line, ChartType::Area] {
+        let svg = draw(&result, kind, "month", AxisType::Category, &["sales"]);
+        let drawn = lines(&svg);
+        // No vertex for Feb, and no segment across it: Jan alone, then Mar to Apr.
+        assert_eq!(
+            drawn.iter().map(Vec::len).collect::<Vec<_>>(),
+            [1, 2],
+            "{kind:?}: {drawn:?}"
+        );
+        let (_, y_axis) = axes(&svg);
+        let y_of = y_axis.to_value();
+        let vertices: Vec<(f64, f64)> = drawn.concat();
+        for ((_, y), want) in vertices.iter().zip([10.0, 30.0, 20.0]) {
+            assert!(
+                (y_of(*y) - want).abs() <= y_axis.per_pixel(),
+                "{kind:?}: {vertices:?}"
+            );
+        }
+        // A one-vertex path draws nothing: Jan shows as its symbol.
+        let jan = vertices[0];
+        assert!(
+            symbols(&svg)
+                .iter()
+                .any(|(x, y)| (x - jan.0).abs() <= 1.0 && (y - jan.1).abs() <= 1.0),
+            "{kind:?}: no symbol at Jan {jan:?}: {:?}",
+            symbols(&svg)
+        );
+    }
+}
