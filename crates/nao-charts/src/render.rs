@@ -16,8 +16,8 @@ pub const SVG_WIDTH: u32 = 800;
 /// Height of the rendered SVG, in pixels.
 pub const SVG_HEIGHT: u32 = 450;
 
-/// Above this many categories, x labels are rotated so they stay readable.
-const ROTATE_LABELS_ABOVE: usize = 12;
+/// Above this many categories, x labels are rotated (and thinned) rather than cut to their slots.
+const ROTATE_LABELS_ABOVE: usize = 16;
 
 /// Why a chart could not be rendered.
 #[derive(Debug, thiserror::Error)]
@@ -158,10 +158,12 @@ pub fn render_svg(spec: &ChartSpec, result: &QueryResult) -> Result<String, Char
             })
             .collect()
     };
+    // Every category keeps a label, cut to its slot; with so many that a cut label would be
+    // a few letters, labels turn 45° and every n-th is shown.
     let overflow = if labels.len() > ROTATE_LABELS_ABOVE {
         AxisLabelOverflow::Rotate
     } else {
-        AxisLabelOverflow::Thin
+        AxisLabelOverflow::Ellipsis
     };
     let (w, h) = (SVG_WIDTH as f32, SVG_HEIGHT as f32);
     let kind = spec.chart_type;

@@ -619,3 +619,75 @@ async fn a_null_value_breaks_the_line_and_a_lone_value_still_shows() {
         );
     }
 }
+
+/// The x axis's category labels, left to right (text below the plot that is not a number).
+fn category_labels(svg: &str) -> Vec<(f64, String)> {
+    let mut labels = Vec::new();
+    let mut rest = svg;
+    while let Some(start) = rest.find("<text ") {
+        let end = rest[start..].find('>').unwrap() + start;
+        let close = rest[end..].find("</text>").unwrap() + end;
+        let tag = &rest[start..end];
+        let text = rest[end + 1..close].trim();
+        if let (Some(x), Some(y)) = (attribute(tag, "x"), attribute(tag, "y"))
+            && y > 300.0
+            && y < 430.0
+            && label_value(text).is_none()
+        {
+            labels.push((x, text.to_owned()));
+        }
+        rest = &rest[close..];
+    }
+    labels
+}
+
+#[tokio::test]
+async fn every_bar_keeps_its_label_however_long() {
+    let products = [
+        "Ergonomic office chair with lumbar support",
+        "Standing desk, walnut, 160 x 80 cm",
+        "Noise-cancelling wireless headphones",
+        "USB-C docking station with dual HDMI",
+        "Mechanical keyboard, brown switches",
+        "27-inch 4K monitor with height stand",
+        "Webcam 1080p with privacy shutter",
+    ];
+    let values: Vec<String> = products
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("('{p}', {}.0)", i + 1))
+        .collect();
+    let result = query(&format!(
+        "SELECT column1 AS product, column2 AS sales FROM (VALUES {})",
+        values.join(", ")
+    ))
+    .await;
+    let svg = draw(
+        &result,
+        ChartType::Bar,
+        "product",
+        AxisType::Category,
+        &["sales"],
+    );
+    let labels = category_labels(&svg);
+    assert_eq!(
+        labels.len(),
+        products.len(),
+        "one label per bar: {labels:?}"
+    );
+    let slot = (labels[1].0 - labels[0].0).abs();
+    for ((x, label), product) in labels.iter().zip(products) {
+        // Cut where it would run into the next one, never rewritten.
+        let kept = label.trim_end_matches('…');
+        assert!(
+            product.starts_with(kept) && !kept.is_empty(),
+            "{label} for {product}"
+        );
+        // Roboto's letters average about half an em: the label stays inside its slot.
+        let width = label.chars().count() as f64 * 0.5 * 14.0;
+        assert!(
+            width <= slot,
+            "{label} at {x} is about {width:.0} px in a {slot:.0} px slot"
+        );
+    }
+}
