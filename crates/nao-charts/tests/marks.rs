@@ -691,3 +691,131 @@ async fn every_bar_keeps_its_label_however_long() {
         );
     }
 }
+
+/// Each slice's starting point (`M`: the centre of a pie, the inner radius of a donut) and its
+/// first and last radial points (`L x,y`): a slice starts and ends on a radius (charts-rs rounds
+/// its corners between them).
+fn slices(svg: &str) -> Vec<((f64, f64), (f64, f64), (f64, f64))> {
+    let point = |text: &str| {
+        let (x, y) = text.split_once(',').unwrap();
+        (x.parse::<f64>().unwrap(), y.trim().parse::<f64>().unwrap())
+    };
+    svg.match_indices("<path ")
+        .map(|(start, _)| &svg[start..start + svg[start..].find('>').unwrap()])
+        .filter(|tag| tag.contains("data-percentage="))
+        .map(|tag| {
+            let d = &tag[tag.find(" d=\"").unwrap() + 4..];
+            let d = &d[..d.find('"').unwrap()];
+            let radial: Vec<(f64, f64)> = d
+                .split('L')
+                .skip(1)
+                .map(|p| point(p.split_whitespace().next().unwrap()))
+                .collect();
+            let start = point(
+                d.strip_prefix('M')
+                    .unwrap()
+                    .split_whitespace()
+                    .next()
+                    .unwrap(),
+            );
+            (start, radial[0], *radial.last().unwrap())
+        })
+        .collect()
+}
+
+/// Where the lines through `a1`-`a2` and `b1`-`b2` meet.
+fn intersection(a1: (f64, f64), a2: (f64, f64), b1: (f64, f64), b2: (f64, f64)) -> (f64, f64) {
+    let (dxa, dya) = (a2.0 - a1.0, a2.1 - a1.1);
+    let (dxb, dyb) = (b2.0 - b1.0, b2.1 - b1.1);
+    let t = ((b1.0 - a1.0) * dyb - (b1.1 - a1.1) * dxb) / (dxa * dyb - dya * dxb);
+    (a1.0 + t * dxa, a1.1 + t * dya)
+}
+
+#[tokio::test]
+async fn pie_and_donut_slices_turn_by_their_share() {
+    let result = query(
+        "SELECT column1 AS channel, column2 AS orders FROM (VALUES ('web', 10.0), \
+         ('mobile', 30.0), ('store', 45.0), ('phone', 15.0))",
+    )
+    .await;
+    let shares = [0.10, 0.30, 0.45, 0.15];
+    for kind in [ChartType::Pie, ChartType::Donut] {
+        let svg = draw(&result, kind, "channel", AxisType::Category, &["orders"]);
+        let drawn = slices(&svg);
+        assert_eq!(drawn.len(), 4, "{kind:?}: one slice per row");
+        // A slice's start and its first radial point lie on its first radius: two such radii
+        // meet at the centre.
+        let centre = intersection(drawn[0].0, drawn[0].1, drawn[1].0, drawn[1].1);
+        let angle = |p: (f64, f64)| (p.1 - centre.1).atan2(p.0 - centre.0).to_degrees();
+        for (i, (slice, share)) in drawn.iter().zip(shares).enumerate() {
+            let turn = (angle(slice.2) - angle(slice.1)).rem_euclid(360.0);
+            assert!(
+                (turn - share * 360.0).abs() <= 2.0,
+                "{kind:?}: slice {i} turns {turn:.1}°, its share is {:.1}°",
+                share * 360.0
+            );
+            let next = drawn[(i + 1) % drawn.len()];
+            let gap = (angle(next.1) - angle(slice.2)).rem_euclid(360.0);
+            assert!(
+                gap.min(360.0 - gap) <= 2.0,
+                "{kind:?}: slice {i} ends {gap:.1}° before the next starts"
+            );
+        }
+    }
+}
+
+/// The filled polygons (`<path … fill-opacity=…>`): each one's vertices.
+fn fills(svg: &str) -> Vec<Vec<(f64, f64)>> {
+    svg.match_indices("<path ")
+        .map(|(start, _)| &svg[start..start + svg[start..].find('>').unwrap()])
+        .filter(|tag| tag.contains("fill-opacity="))
+        .map(|tag| {
+            let d = &tag[tag.find(" d=\"").unwrap() + 4..];
+            let d = &d[..d.find('"').unwrap()];
+            let numbers: Vec<f64> = d
+                .split(|c: char| c == 'M' || c == 'L' || c.is_whitespace())
+                .filter(|part| !part.is_empty())
+                .map(|part| part.parse().unwrap())
+                .collect();
+            numbers.chunks(2).map(|p| (p[0], p[1])).collect()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn an_area_is_filled_from_zero_up_to_its_values() {
+    let result = query(
+        "SELECT column1 AS week, column2 AS signups FROM (VALUES ('W1', 120.0), \
+         ('W2', 80.0), ('W3', 200.0), ('W4', 150.0))",
+    )
+    .await;
+    let svg = draw(
+        &result,
+        ChartType::Area,
+        "week",
+        AxisType::Category,
+        &["signups"],
+    );
+    let (_, y_axis) = axes(&svg);
+    let y_of = y_axis.to_value();
+    let tolerance = y_axis.per_pixel();
+    let outline = lines(&svg).concat();
+    assert_eq!(outline.len(), 4, "{outline:?}");
+    for ((_, y), want) in outline.iter().zip([120.0, 80.0, 200.0, 150.0]) {
+        assert!((y_of(*y) - want).abs() <= tolerance, "{outline:?}");
+    }
+    // The fill runs along the outline and closes along zero.
+    let fill = &fills(&svg)[0];
+    for vertex in &outline {
+        assert!(fill.contains(vertex), "{vertex:?} not on the fill {fill:?}");
+    }
+    let below: Vec<&(f64, f64)> = fill.iter().filter(|v| !outline.contains(v)).collect();
+    assert!(!below.is_empty(), "{fill:?}");
+    for (_, y) in below {
+        assert!(
+            y_of(*y).abs() <= tolerance,
+            "the fill closes at {:.1}, not at zero",
+            y_of(*y)
+        );
+    }
+}
