@@ -136,7 +136,8 @@ fn scatter_series(data: &ChartData) -> Vec<Series> {
 
 /// Renders `spec` over `result` as a standalone SVG document.
 pub fn render_svg(spec: &ChartSpec, result: &QueryResult) -> Result<String, ChartError> {
-    let data = ChartData::extract(spec, result)?;
+    let all = ChartData::extract(spec, result)?;
+    let data = all.plotted(spec.chart_type);
     let labels: Vec<String> = data.x.iter().map(XValue::label).collect();
     let colors: Vec<Color> = data
         .series
@@ -172,6 +173,13 @@ pub fn render_svg(spec: &ChartSpec, result: &QueryResult) -> Result<String, Char
             $chart.width = w;
             $chart.height = h;
             $chart.title.text = spec.title.clone();
+            if data.len() < all.len() {
+                $chart.sub_title.text = format!(
+                    "{} of {} rows plotted, every peak and trough kept",
+                    data.len(),
+                    all.len()
+                );
+            }
             $chart.series.colors = colors.clone();
             $chart.svg().map(with_font_fallbacks).map_err(render_error)
         }};

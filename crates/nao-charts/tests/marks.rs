@@ -692,10 +692,17 @@ async fn every_bar_keeps_its_label_however_long() {
     }
 }
 
+/// A slice's path: where it starts, and its first and last radial points.
+struct Slice {
+    start: (f64, f64),
+    first: (f64, f64),
+    last: (f64, f64),
+}
+
 /// Each slice's starting point (`M`: the centre of a pie, the inner radius of a donut) and its
 /// first and last radial points (`L x,y`): a slice starts and ends on a radius (charts-rs rounds
 /// its corners between them).
-fn slices(svg: &str) -> Vec<((f64, f64), (f64, f64), (f64, f64))> {
+fn slices(svg: &str) -> Vec<Slice> {
     let point = |text: &str| {
         let (x, y) = text.split_once(',').unwrap();
         (x.parse::<f64>().unwrap(), y.trim().parse::<f64>().unwrap())
@@ -718,7 +725,11 @@ fn slices(svg: &str) -> Vec<((f64, f64), (f64, f64), (f64, f64))> {
                     .next()
                     .unwrap(),
             );
-            (start, radial[0], *radial.last().unwrap())
+            Slice {
+                start,
+                first: radial[0],
+                last: *radial.last().unwrap(),
+            }
         })
         .collect()
 }
@@ -745,17 +756,22 @@ async fn pie_and_donut_slices_turn_by_their_share() {
         assert_eq!(drawn.len(), 4, "{kind:?}: one slice per row");
         // A slice's start and its first radial point lie on its first radius: two such radii
         // meet at the centre.
-        let centre = intersection(drawn[0].0, drawn[0].1, drawn[1].0, drawn[1].1);
+        let centre = intersection(
+            drawn[0].start,
+            drawn[0].first,
+            drawn[1].start,
+            drawn[1].first,
+        );
         let angle = |p: (f64, f64)| (p.1 - centre.1).atan2(p.0 - centre.0).to_degrees();
         for (i, (slice, share)) in drawn.iter().zip(shares).enumerate() {
-            let turn = (angle(slice.2) - angle(slice.1)).rem_euclid(360.0);
+            let turn = (angle(slice.last) - angle(slice.first)).rem_euclid(360.0);
             assert!(
                 (turn - share * 360.0).abs() <= 2.0,
                 "{kind:?}: slice {i} turns {turn:.1}°, its share is {:.1}°",
                 share * 360.0
             );
-            let next = drawn[(i + 1) % drawn.len()];
-            let gap = (angle(next.1) - angle(slice.2)).rem_euclid(360.0);
+            let next = &drawn[(i + 1) % drawn.len()];
+            let gap = (angle(next.first) - angle(slice.last)).rem_euclid(360.0);
             assert!(
                 gap.min(360.0 - gap) <= 2.0,
                 "{kind:?}: slice {i} ends {gap:.1}° before the next starts"
@@ -818,4 +834,44 @@ async fn an_area_is_filled_from_zero_up_to_its_values() {
             y_of(*y)
         );
     }
+}
+
+#[tokio::test]
+async fn a_long_line_keeps_its_spike_where_it_was_and_says_how_many_rows_it_plots() {
+    let result = query(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) \
+         SELECT i AS step, CASE WHEN i = 1234 THEN 500.0 ELSE (i % 97) * 1.0 END AS load FROM n",
+    )
+    .await;
+    let svg = draw(
+        &result,
+        ChartType::Line,
+        "step",
+        AxisType::Category,
+        &["load"],
+    );
+    let line = lines(&svg).concat();
+    assert!(
+        line.len() <= nao_core::chart::MAX_PLOTTED_POINTS,
+        "{}",
+        line.len()
+    );
+    assert!(
+        svg.contains(&format!("{} of 3000 rows plotted", line.len())),
+        "no subtitle says how many rows"
+    );
+    // The highest vertex is the spike, at its value, 1233/2999 of the way along the line.
+    let (_, y_axis) = axes(&svg);
+    let y_of = y_axis.to_value();
+    let top = line
+        .iter()
+        .copied()
+        .fold((0.0, f64::MAX), |a, b| if b.1 < a.1 { b } else { a });
+    assert!((y_of(top.1) - 500.0).abs() <= y_axis.per_pixel(), "{top:?}");
+    let (first, last) = (line[0].0, line[line.len() - 1].0);
+    let along = (top.0 - first) / (last - first);
+    assert!(
+        (along - 1233.0 / 2999.0).abs() < 0.002,
+        "the spike sits {along:.4} along"
+    );
 }

@@ -702,3 +702,102 @@ async fn every_demo_chart_is_valid_vega_lite() {
         assert!(errors.is_empty(), "{name}: {errors:#?}\n{vl:#}");
     }
 }
+
+/// A line over more rows than a chart plots: the rows with each stretch's extremes are
+/// plotted (the spike among them), the model is told so, and its figures count every row.
+#[tokio::test]
+async fn a_long_line_plots_its_extremes_and_says_so() {
+    let env = Env::new();
+    let id = env
+        .query(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) \
+             SELECT i AS step, CASE WHEN i = 1234 THEN 5000.0 ELSE (i % 97) * 1.0 END AS load \
+             FROM n",
+        )
+        .await;
+    let result = env
+        .chart(args(
+            &id,
+            "line",
+            "step",
+            "number",
+            json!([{"data_key": "load"}]),
+            "Load",
+        ))
+        .await;
+    assert!(!result.is_error, "{}", result.content);
+    let values = result.structured.as_ref().unwrap()["vega_lite"]["data"]["values"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        values.len() <= nao_core::chart::MAX_PLOTTED_POINTS,
+        "{}",
+        values.len()
+    );
+    assert!(values.len() > 100, "{}", values.len());
+    assert!(
+        values
+            .iter()
+            .any(|v| v["step"] == 1234.0 && v["load"] == 5000.0),
+        "the spike is plotted"
+    );
+    assert!(
+        result
+            .content
+            .contains(&format!("{} of the 3000 rows are plotted", values.len())),
+        "{}",
+        result.content
+    );
+    // The total counts every row: 5000 for the spike plus (i % 97) over the rest.
+    let total: u64 = (1..=3000u64)
+        .filter(|i| *i != 1234)
+        .map(|i| i % 97)
+        .sum::<u64>()
+        + 5000;
+    assert!(
+        result.content.contains(&format!(
+            "total {}",
+            nao_core::render::human_number(total as f64)
+        )),
+        "{}",
+        result.content
+    );
+}
+
+/// Bars are never thinned: past the most a chart can show apart, the model is told to choose.
+#[tokio::test]
+async fn too_many_bars_are_refused_with_what_to_do() {
+    let env = Env::new();
+    let id = env
+        .query(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) \
+             SELECT 'sku-' || i AS sku, i * 1.0 AS sold, i * 2.0 AS returned FROM n",
+        )
+        .await;
+    for kind in ["bar", "stacked_bar", "horizontal_bar"] {
+        let message = env
+            .err(args(
+                &id,
+                kind,
+                "sku",
+                "category",
+                json!([{"data_key": "sold"}, {"data_key": "returned"}]),
+                "Sold",
+            ))
+            .await;
+        assert!(message.contains("400 bars"), "{message}");
+        assert!(message.contains("LIMIT 20"), "{message}");
+    }
+    let line = env
+        .chart(args(
+            &id,
+            "line",
+            "sku",
+            "category",
+            json!([{"data_key": "sold"}]),
+            "Sold",
+        ))
+        .await;
+    assert!(!line.is_error, "{}", line.content);
+}

@@ -6,6 +6,7 @@
 mod data;
 mod palette;
 mod spec;
+mod thin;
 mod validate;
 mod values;
 mod vega_lite;
@@ -13,8 +14,9 @@ mod vega_lite;
 pub use data::{ChartData, SeriesData};
 pub use palette::PALETTE;
 pub use spec::{AxisType, ChartSpec, ChartType, Series};
+pub use thin::MAX_PLOTTED_POINTS;
 pub use validate::{
-    ChartSpecError, MAX_CHART_ROWS, MAX_PIE_SLICES, MAX_SERIES, MAX_TITLE_CHARS, validate,
+    ChartSpecError, MAX_BARS, MAX_CHART_ROWS, MAX_PIE_SLICES, MAX_SERIES, MAX_TITLE_CHARS, validate,
 };
 pub use values::{
     XValue, format_number, is_numeric, is_temporal, looks_like_iso_date, number_at, x_value_at,

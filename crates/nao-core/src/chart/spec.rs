@@ -66,6 +66,14 @@ impl ChartType {
         matches!(self, ChartType::StackedBar | ChartType::StackedArea)
     }
 
+    /// Whether it draws one bar per row (bar, stacked bar, horizontal bar).
+    pub fn is_bar(self) -> bool {
+        matches!(
+            self,
+            ChartType::Bar | ChartType::StackedBar | ChartType::HorizontalBar
+        )
+    }
+
     /// Whether it shows shares of a whole (pie, donut).
     pub fn is_radial(self) -> bool {
         matches!(self, ChartType::Pie | ChartType::Donut)

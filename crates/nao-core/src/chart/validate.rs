@@ -11,6 +11,10 @@ use crate::QueryResult;
 pub const MAX_PIE_SLICES: usize = 12;
 /// The most rows a chart may plot.
 pub const MAX_CHART_ROWS: u64 = 5_000;
+/// The most bars a bar chart may have: more would be thinner than a few pixels each, and a bar
+/// left out would be a value missing (lines and areas are thinned instead, see
+/// [`ChartData::plotted`](super::ChartData::plotted)).
+pub const MAX_BARS: u64 = 150;
 /// The most series a chart may plot.
 pub const MAX_SERIES: usize = 12;
 /// The longest title, in characters.
@@ -320,6 +324,13 @@ fn check_rows(spec: &ChartSpec, result: &QueryResult) -> Result<(), ChartSpecErr
              SQL (ORDER BY value DESC with a CASE on the rank)",
             kind.name(),
             MAX_PIE_SLICES - 1
+        ))
+    } else if kind.is_bar() && rows > MAX_BARS {
+        Some(format!(
+            "a {} chart of {rows} bars cannot be read (at most {MAX_BARS}); chart the top ones \
+             (ORDER BY the value DESC LIMIT 20), group them in the SQL (GROUP BY a coarser \
+             category), or use a line chart for a long series",
+            kind.name()
         ))
     } else if rows > MAX_CHART_ROWS {
         Some(format!(

@@ -16,13 +16,15 @@ const SERIES: &str = "__series";
 const VALUE: &str = "__value";
 
 /// Validates `spec` against `result` and exports it as a Vega-Lite spec. The data values are
-/// the result's rows: the x column and the series columns, in the result's order.
+/// the result's rows the chart plots ([`ChartData::plotted`]): the x column and the series
+/// columns, in the result's order.
 pub fn to_vega_lite(spec: &ChartSpec, result: &QueryResult) -> Result<Value, ChartSpecError> {
     let data = ChartData::extract(spec, result)?;
-    Ok(vega_lite_from_data(spec, &data))
+    Ok(vega_lite_from_data(spec, &data.plotted(spec.chart_type)))
 }
 
-/// The Vega-Lite spec of an already validated chart.
+/// The Vega-Lite spec of an already validated chart, plotting `data` as it is (pass
+/// [`ChartData::plotted`] to thin a long line).
 pub fn vega_lite_from_data(spec: &ChartSpec, data: &ChartData) -> Value {
     let mut top = Map::new();
     top.insert("$schema".into(), json!(VEGA_LITE_SCHEMA));

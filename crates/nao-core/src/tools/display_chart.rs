@@ -61,7 +61,8 @@ number or category, and series for the numeric columns to plot. Chart types: bar
 horizontal_bar, stacked_bar, line, area, stacked_area, pie, donut, scatter, kpi_card. pie, donut \
 and kpi_card take exactly one series (kpi_card needs a one-row result); stacked types take two or \
 more (pivot categories into columns with SUM(CASE WHEN …)). Shape the data in SQL first: \
-aggregate, order, and keep pies to at most 12 slices. The data comes from the result; the tool \
+aggregate, order, keep pies to at most 12 slices and bar charts to at most 150 bars (long \
+lines are thinned to their peaks and troughs). The data comes from the result; the tool \
 checks the columns and says what to fix.";
 
 #[async_trait]
@@ -95,14 +96,15 @@ impl Tool for DisplayChart {
             tool: self.name().to_owned(),
             message: e.to_string(),
         })?;
-        let vega_lite = vega_lite_from_data(&spec, &data);
+        let plotted = data.plotted(spec.chart_type);
+        let vega_lite = vega_lite_from_data(&spec, &plotted);
         let chart_id = format!("chart_{}", &QueryId::random().as_str()[2..]);
         ctx.push_artifact(Artifact::new(
             "chart",
             chart_id.clone(),
             serde_json::json!({"spec": spec, "vega_lite": vega_lite}),
         ));
-        let markdown = summary(&chart_id, &spec, &data);
+        let markdown = summary(&chart_id, &spec, &data, plotted.len());
         Ok(DisplayChartOutput {
             chart_id,
             spec,
@@ -129,7 +131,7 @@ const MAX_KEY_CHARS: usize = 64;
 /// What the model is told: the chart is shown, what it plots, and each series' range, so it
 /// can describe the chart without seeing it. Titles, labels and x values (from the model and
 /// the database) are escaped, column names are code spans.
-fn summary(chart_id: &str, spec: &ChartSpec, data: &ChartData) -> String {
+fn summary(chart_id: &str, spec: &ChartSpec, data: &ChartData, plotted: usize) -> String {
     let text = |s: &str| escape_cell(s, MAX_TEXT_CHARS);
     let key = |s: &str| inline_code(s, MAX_KEY_CHARS);
     let mut out = format!(
@@ -141,6 +143,15 @@ fn summary(chart_id: &str, spec: &ChartSpec, data: &ChartData) -> String {
         data.len(),
         if data.len() == 1 { "" } else { "s" }
     );
+    if plotted < data.len() {
+        let _ = writeln!(
+            out,
+            "- {plotted} of the {} rows are plotted: from each stretch of rows, those with each \
+             series' lowest and highest value, so every peak and trough shows; the figures \
+             below count every row.",
+            data.len()
+        );
+    }
     if spec.chart_type != ChartType::KpiCard {
         let first = data.x.first().map(|x| text(&x.label())).unwrap_or_default();
         let last = data.x.last().map(|x| text(&x.label())).unwrap_or_default();
