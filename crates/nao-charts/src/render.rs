@@ -107,7 +107,8 @@ fn series_title(data: &ChartData) -> Option<&str> {
 
 /// The points of a scatter chart: charts-rs reads each series as `x, y` pairs one after the
 /// other. A row missing either value is not a point. Numbers are plotted as they are; any
-/// other x (text, dates) by its position in the result.
+/// other x (text) by its position in the result. A date x axis is drawn on a time scale instead
+/// ([`DatedRows`]).
 #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
 fn scatter_series(data: &ChartData) -> Vec<Series> {
     let xs: Vec<Option<f64>> = data
@@ -132,6 +133,34 @@ fn scatter_series(data: &ChartData) -> Vec<Series> {
             Series::new(s.label.clone(), pairs)
         })
         .collect()
+}
+
+/// The rows of a chart whose x is a date, NULL dates left out: their labels, their times as
+/// seconds since the epoch, and which rows they are.
+struct DatedRows {
+    rows: Vec<usize>,
+    labels: Vec<String>,
+    seconds: Vec<f64>,
+}
+
+impl DatedRows {
+    /// `None` when an x value that is not NULL is not a date.
+    fn of(data: &ChartData) -> Option<DatedRows> {
+        let rows: Vec<usize> = (0..data.x.len())
+            .filter(|&i| data.x[i] != XValue::Null)
+            .collect();
+        let x: Vec<XValue> = rows.iter().map(|&i| data.x[i].clone()).collect();
+        Some(DatedRows {
+            seconds: epoch_seconds(&x)?,
+            labels: x.iter().map(XValue::label).collect(),
+            rows,
+        })
+    }
+
+    /// A series' values in these rows.
+    fn values(&self, series: &nao_core::chart::SeriesData) -> Vec<Option<f64>> {
+        self.rows.iter().map(|&i| series.values[i]).collect()
+    }
 }
 
 /// Renders `spec` over `result` as a standalone SVG document.
@@ -248,6 +277,33 @@ pub fn render_svg(spec: &ChartSpec, result: &QueryResult) -> Result<String, Char
             chart.title.text = spec.title.clone();
             chart.series.colors = colors;
             chart.svg().map(with_font_fallbacks).map_err(render_error)
+        }
+        ChartType::Scatter if spec.x_axis_type == AxisType::Date => {
+            // charts-rs's scatter axis writes numbers only: dates are the points of a line
+            // chart on its time axis, without the line.
+            let dated = DatedRows::of(&data).ok_or_else(|| {
+                render_error("a date x axis needs ISO-8601 dates (2024-03-01) in every row")
+            })?;
+            let series = data
+                .series
+                .iter()
+                .map(|s| {
+                    let mut series =
+                        Series::new_nullable(s.label.clone(), f32_values(&dated.values(s)));
+                    // No line between the points: a dash of length zero (charts-rs skips the
+                    // symbols of a line of width zero).
+                    series.stroke_dash_array = Some("0 1000000".to_owned());
+                    series
+                })
+                .collect();
+            let mut chart = LineChart::new(series, dated.labels);
+            chart.x_axis.kind = charts_rs::AxisType::Time;
+            chart.x_axis.values = dated.seconds;
+            chart.x_axis.label_overflow = AxisLabelOverflow::Rotate;
+            chart.x_axis.title.clone_from(&spec.x_axis_key);
+            let axis = value_axis(&data, false, false);
+            configure(chart.y_axis_configs.first_mut(), axis, series_title(&data));
+            finish!(chart)
         }
         ChartType::Scatter => {
             let mut chart = ScatterChart::new(scatter_series(&data));

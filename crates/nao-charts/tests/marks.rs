@@ -578,12 +578,13 @@ async fn a_null_value_draws_no_bar_and_moves_no_other() {
     }
 }
 
-/// The centres of the point symbols (`<circle>`s inside the plot, not the legend's).
+/// The centres of a line's point symbols: `<circle>`s drawn as a batch, whose stroke their
+/// group sets (the legend's circle carries its own).
 fn symbols(svg: &str) -> Vec<(f64, f64)> {
     svg.match_indices("<circle ")
         .map(|(start, _)| &svg[start..start + svg[start..].find('>').unwrap()])
+        .filter(|tag| !tag.contains("stroke-width="))
         .filter_map(|tag| Some((attribute(tag, "cx")?, attribute(tag, "cy")?)))
-        .filter(|(_, cy)| *cy > 40.0)
         .collect()
 }
 
@@ -874,4 +875,39 @@ async fn a_long_line_keeps_its_spike_where_it_was_and_says_how_many_rows_it_plot
         (along - 1233.0 / 2999.0).abs() < 0.002,
         "the spike sits {along:.4} along"
     );
+}
+
+#[tokio::test]
+async fn a_date_scatter_places_its_points_in_time() {
+    // Out of order, unevenly spaced, one date missing: points by date, not by row.
+    let result = query(
+        "SELECT column1 AS day, column2 AS visits FROM (VALUES ('2024-03-02', 200.0), \
+         ('2024-01-01', 120.0), (NULL, 999.0), ('2024-03-03', 150.0), ('2024-01-03', 80.0))",
+    )
+    .await;
+    let svg = draw(
+        &result,
+        ChartType::Scatter,
+        "day",
+        AxisType::Date,
+        &["visits"],
+    );
+    // No line joins the points (a dash of length zero).
+    assert!(!svg.contains("stroke-dasharray=\"") || svg.contains("stroke-dasharray=\"0 1000000\""));
+    let mut drawn = symbols(&svg);
+    drawn.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert_eq!(drawn.len(), 4, "one point per dated row: {drawn:?}");
+    // Days since 2024-01-01, in time order, with their values.
+    let rows = [(0.0, 120.0), (2.0, 80.0), (61.0, 200.0), (62.0, 150.0)];
+    let per_day = (drawn[3].0 - drawn[0].0) / 62.0;
+    let (_, y_axis) = axes(&svg);
+    let y_of = y_axis.to_value();
+    for ((x, y), (day, visits)) in drawn.iter().zip(rows) {
+        let expected = drawn[0].0 + day * per_day;
+        assert!(
+            (x - expected).abs() <= 1.0,
+            "day {day} at {x}, not {expected:.1}: {drawn:?}"
+        );
+        assert!((y_of(*y) - visits).abs() <= y_axis.per_pixel(), "{drawn:?}");
+    }
 }
