@@ -46,6 +46,20 @@ mod sqlite {
         run(db, &unchecked).await
     }
 
+    /// sqlparser's statement loop stops at the word `END` after a statement and drops the rest;
+    /// SQLite reads `end` as an alias and runs the rest: a UNION over a table the policy denies
+    /// went past the table deny list. Refused now (the guard reads every token).
+    #[tokio::test]
+    async fn end_after_a_statement_is_no_place_to_hide_sql() {
+        let db = database();
+        let sql = "SELECT b FROM t end UNION SELECT name FROM sqlite_schema";
+        let policy = Policy::default().deny_table("sqlite_schema");
+        let refused = check(sql, SqlDialect::Sqlite, &policy).unwrap_err();
+        assert_eq!(refused.kind().code(), "parse", "{refused}");
+        let ran = engine(&db, sql).await.unwrap();
+        assert!(ran.row_count > 2, "SQLite ran the UNION the guard was not shown");
+    }
+
     /// Every pragma SQLite knows, from the engine itself (a reading pragma, so the authorizer
     /// lets it through).
     async fn engine_pragmas(db: &SqliteDialect) -> Vec<String> {

@@ -877,3 +877,22 @@ async fn errors_keep_the_server_code() {
     assert_eq!(error.kind_code(), "engine", "{error}");
     assert_eq!(error.code(), Some("1690"), "{error}");
 }
+
+/// sqlparser's statement loop stops at the word `END` after a statement and drops the rest;
+/// MariaDB reads `end` as a derived table's alias and runs the rest (a UNION reading any table
+/// or calling any function). The guard reads every token now: refused; the engine shows the
+/// class is real.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn end_after_a_statement_is_no_place_to_hide_sql() {
+    let Some(url) = server_url() else { return };
+    let test = Sandbox::new(&url, "test", FIXTURE_STATEMENTS).await;
+    let db = test.adapter("mysql_ro").await;
+    let sql = "SELECT id FROM (SELECT id FROM nao_conformance) end UNION SELECT version()";
+    let refused = check(sql, db.sql_dialect(), &Policy::default()).unwrap_err();
+    assert_eq!(refused.kind().code(), "parse", "{refused}");
+    let ran = db
+        .query(&unchecked(&db, sql), &ExecOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(ran.row_count, 4, "the engine ran the UNION the guard was not shown");
+}
