@@ -27,7 +27,7 @@
 
 use std::ops::{Range, RangeInclusive};
 
-use sqlparser::tokenizer::{Token, TokenWithSpan, Whitespace};
+use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Whitespace};
 
 use crate::lexical::position_of;
 use crate::source_index::SourceIndex;
@@ -76,9 +76,14 @@ pub(crate) fn check_comment(text: &str, dialect: SqlDialect) -> Option<RejectKin
 /// Refuses the `/*! … */` comments that sqlparser expanded into tokens, unless the server reads
 /// them as the guard does (see the module docs). Only the dialects whose sqlparser dialect
 /// expands them have any.
+///
+/// The tokens of an accepted comment's text come at made-up locations (sqlparser counts their
+/// columns from the `/*`, not from after the `!` and version): each gets the whole comment's
+/// span instead, so that nothing downstream (the end of the statement, the row cap's splice)
+/// takes a made-up location for a place in the text.
 pub(crate) fn check_expanded(
     sql: &str,
-    tokens: &[TokenWithSpan],
+    tokens: &mut [TokenWithSpan],
     dialect: SqlDialect,
 ) -> Result<(), Rejection> {
     if !expands_comments(dialect) || !sql.contains("/*!") {
@@ -94,7 +99,7 @@ pub(crate) fn check_expanded(
             .to_owned();
         return refuse(RejectKind::Parse { message }, 0);
     };
-    for comment in comments {
+    for comment in &comments {
         // The text after `/*!`, before `*/`.
         let text = sql.get(comment.range.start + 3..comment.range.end - 2);
         let agrees = match (dialect, text) {
@@ -105,6 +110,18 @@ pub(crate) fn check_expanded(
         };
         if !agrees {
             return refuse(RejectKind::ExecutableComment, comment.range.start);
+        }
+    }
+    let location = |offset: usize| {
+        let at = position_of(sql, offset);
+        Location::new(at.line, at.column)
+    };
+    for comment in comments {
+        let span = Span::new(location(comment.range.start), location(comment.range.end));
+        for &index in &comment.tokens {
+            if let Some(token) = tokens.get_mut(index) {
+                token.span = span;
+            }
         }
     }
     Ok(())
@@ -152,6 +169,8 @@ struct ExpandedComment {
     range: Range<usize>,
     /// Whether sqlparser found a comment among its tokens.
     holds_comment: bool,
+    /// The indexes of its tokens (at made-up locations).
+    tokens: Vec<usize>,
 }
 
 /// Finds the comments sqlparser expanded: the tokenizer emits no token for them, only the tokens
@@ -169,7 +188,7 @@ fn expanded_comments(
     // The tokens, then the end of the text (as if a token started there), so that comments at
     // the end are found too.
     let ends = std::iter::once(None);
-    for t in tokens.iter().map(Some).chain(ends) {
+    for (position, t) in tokens.iter().map(Some).chain(ends).enumerate() {
         let (start, token) = match t {
             Some(t) if t.token == Token::EOF => continue,
             Some(t) => (index.offset(t.span.start)?, &t.token),
@@ -189,6 +208,7 @@ fn expanded_comments(
                 found.push(ExpandedComment {
                     range: covered..end,
                     holds_comment: false,
+                    tokens: Vec::new(),
                 });
                 covered = end;
                 if start < covered {
@@ -203,6 +223,7 @@ fn expanded_comments(
                 return None;
             }
             last.holds_comment |= is_comment(token);
+            last.tokens.push(position);
             continue;
         }
         if let Some(t) = t {

@@ -35,7 +35,7 @@ pub(crate) fn check_text(sql: &str, dialect: SqlDialect, policy: &Policy) -> Res
 /// Tokenizes the text as the parser would, and refuses executable comments (`/*! … */`) that
 /// the parser reads otherwise than the server (see [`crate::comments`]).
 pub(crate) fn tokenize(sql: &str, dialect: SqlDialect) -> Result<Vec<TokenWithSpan>, Rejection> {
-    let tokens = Tokenizer::new(dialect.parser_dialect(), sql)
+    let mut tokens = Tokenizer::new(dialect.parser_dialect(), sql)
         .tokenize_with_location()
         .map_err(|e| {
             let position = Position {
@@ -44,7 +44,7 @@ pub(crate) fn tokenize(sql: &str, dialect: SqlDialect) -> Result<Vec<TokenWithSp
             };
             Rejection::new(RejectKind::Parse { message: e.message }, dialect).at(Some(position))
         })?;
-    comments::check_expanded(sql, &tokens, dialect)?;
+    comments::check_expanded(sql, &mut tokens, dialect)?;
     Ok(tokens)
 }
 
