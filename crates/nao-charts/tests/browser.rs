@@ -115,6 +115,17 @@ async fn every_chart_and_a_story_render_in_chromium() {
     let category = query(&ctx, BY_CATEGORY).await;
     let products = query(&ctx, "SELECT price, cost FROM products").await;
     let total = query(&ctx, "SELECT SUM(total) AS revenue FROM orders").await;
+    let named = query(
+        &ctx,
+        "SELECT name || ' (' || category || ', catalogue edition)' AS product, price \
+         FROM products ORDER BY price DESC LIMIT 8",
+    )
+    .await;
+    let daily = query(
+        &ctx,
+        "SELECT date(ordered_at) AS day, total FROM orders ORDER BY random() LIMIT 200",
+    )
+    .await;
     let channels = || {
         vec![
             Series::new("web").with_label("Web"),
@@ -124,6 +135,20 @@ async fn every_chart_and_a_story_render_in_chromium() {
     };
     let revenue = || vec![Series::new("revenue").with_label("Revenue")];
     let charts: Vec<(ChartType, &QueryResult, &str, AxisType, Vec<Series>)> = vec![
+        (
+            ChartType::Bar,
+            &named,
+            "product",
+            AxisType::Category,
+            vec![Series::new("price")],
+        ),
+        (
+            ChartType::Scatter,
+            &daily,
+            "day",
+            AxisType::Date,
+            vec![Series::new("total")],
+        ),
         (
             ChartType::Bar,
             &category,
@@ -200,12 +225,20 @@ async fn every_chart_and_a_story_render_in_chromium() {
     for (kind, result, x, axis, series) in charts {
         let spec = ChartSpec::new(result.id.as_str(), kind, x, axis, series, kind.name());
         let svg = render_svg(&spec, result).unwrap();
-        let path = dir.join(format!("{}.svg", kind.name()));
+        // A chart type's first chart is named by its type, the next ones by their x column too.
+        let name = if pages
+            .iter()
+            .any(|(p, _): &(PathBuf, _)| p.ends_with(format!("{}.svg", kind.name())))
+        {
+            format!("{}-by-{x}", kind.name())
+        } else {
+            kind.name().to_owned()
+        };
+        let path = dir.join(format!("{name}.svg"));
         std::fs::write(&path, &svg).unwrap();
         pages.push((path, svg_size(&svg)));
         figures.push_str(&format!(
-            "<figure data-kind=\"{}\" style=\"margin:0 0 1rem\">{svg}</figure>\n",
-            kind.name()
+            "<figure data-kind=\"{name}\" style=\"margin:0 0 1rem\">{svg}</figure>\n"
         ));
     }
     let harness = dir.join("charts.html");
