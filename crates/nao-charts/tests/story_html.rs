@@ -374,11 +374,11 @@ async fn table_cells_read_as_the_model_read_them_numbers_for_people() {
         body,
         "<table>\n<thead><tr><th>name</th><th class=\"num\">revenue</th>\
          <th class=\"num\">total</th><th>at</th></tr></thead>\n<tbody>\n\
-         <tr><td>Acme | Co &lt;b&gt;</td><td class=\"num\">1,869,876.60</td>\
+         <tr><td>Acme | Co &lt;b&gt;</td><td class=\"num\">1,869,876.6</td>\
          <td class=\"num\">12,500.00</td><td>2024-03-01T12:00:00.5Z</td></tr>\n\
          <tr><td>line\\nbreak</td><td class=\"num\">5</td><td class=\"num\">-0.05</td>\
          <td>1970-01-01T00:00:00Z</td></tr>\n\
-         <tr><td>\\u{2205}</td><td class=\"num\">1.00e20</td><td class=\"num\">0.00</td>\
+         <tr><td>\\u{2205}</td><td class=\"num\">1e20</td><td class=\"num\">0.00</td>\
          <td>1970-01-01T00:00:00.000001Z</td></tr>\n\
          <tr><td>∅</td><td class=\"num\">∅</td><td class=\"num\">∅</td><td>∅</td></tr>\n\
          </tbody>\n</table>\n\

@@ -190,7 +190,7 @@ async fn the_chart_summary_escapes_titles_labels_keys_and_values() {
             "Chart `{chart_id}` is shown to the user: bar \"Sales \\| &lt;/title>\\n# Ignore\" of \
              query `{query_id}`, 2 rows.\n\
              - x: ``k`ey\\|\\n`` (category), from \\# a \\| b to &lt;b>z&lt;/b>\\n\n\
-             - series V \\`\\`\\` [x\\](http://evil)\\n# h (`v`): min 1.50, max 2, total 3.50\n\
+             - series V \\`\\`\\` [x\\](http://evil)\\n# h (`v`): min 1.5, max 2, total 3.5\n\
              Do not repeat the numbers as a table; describe what the chart shows.\n"
         )
     );

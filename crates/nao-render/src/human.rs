@@ -1,13 +1,13 @@
 //! Numbers as a person reads them, for what people see (a story's tables, a chart's KPI card
-//! and summaries), while the model's result tables keep the exact text ([`cell_text`]).
+//! and summaries): the digits of the model's result tables ([`cell_text`]), grouped by
+//! thousands, without a float's binary noise.
 //!
-//! - Integers and decimals keep every digit they have, grouped by thousands (`1,869,876`,
-//!   `12,500.50`: a `DECIMAL(12, 2)` keeps its two places).
-//! - Floats are rounded as money and measures are read: two decimals from 1 up (`1869876.5999999999`,
-//!   the binary sum of prices, reads `1,869,876.60`; a whole number has none), three significant
-//!   digits below 1 (`0.00123`), scientific notation from 10¹⁵ (past which a float holds no more
-//!   exact digits) or under 10⁻⁶; `NaN`, `inf`
-//!   and `-inf` as nao-render writes them.
+//! - Integers and decimals keep every digit they have (`1,869,876`; a `DECIMAL(12, 2)` keeps
+//!   its two places: `12,500.50`).
+//! - Floats are rounded to 15 significant digits, as many as a double holds, then written as
+//!   the model reads them: `1869876.5999999999`, the binary sum of prices, reads `1,869,876.6`,
+//!   `0.1 + 0.2` reads `0.3`, `52.370216` keeps its digits; scientific notation under 10⁻⁶ and
+//!   from 10¹⁶, and `NaN`, `inf`, `-inf`, as nao-render writes them.
 //!
 //! [`cell_text`]: crate::cell_text
 
@@ -19,44 +19,22 @@ use arrow_schema::DataType;
 /// ```
 /// use nao_render::human_number;
 ///
-/// assert_eq!(human_number(1_869_876.599_999_999_9), "1,869,876.60");
+/// assert_eq!(human_number(1_869_876.599_999_999_9), "1,869,876.6");
 /// assert_eq!(human_number(-42_000.0), "-42,000");
-/// assert_eq!(human_number(0.001_234_56), "0.00123");
+/// assert_eq!(human_number(0.1 + 0.2), "0.3");
 /// ```
 pub fn human_number(value: f64) -> String {
-    if value.is_nan() {
-        return "NaN".to_owned();
+    if !value.is_finite() || value == 0.0 {
+        let mut out = String::new();
+        // `-0` reads `0`; NaN and the infinities as the model reads them.
+        crate::value::write_display_float(&mut out, if value == 0.0 { 0.0 } else { value });
+        return out;
     }
-    if value.is_infinite() {
-        return if value > 0.0 { "inf" } else { "-inf" }.to_owned();
-    }
-    let magnitude = value.abs();
-    if magnitude == 0.0 {
-        return "0".to_owned();
-    }
-    if !(1e-6..1e15).contains(&magnitude) {
-        return format!("{value:.2e}");
-    }
-    if magnitude < 1.0 {
-        // Three significant digits: as many places as leading zeros, plus three.
-        let zeros = (-magnitude.log10()).floor();
-        let places = if zeros.is_finite() && zeros >= 0.0 {
-            // Below 1e-6 is handled above, so at most 6 leading zeros.
-            usize::try_from(zeros as i64).unwrap_or(6) + 3
-        } else {
-            3
-        };
-        let text = format!("{value:.places$}");
-        let text = text.trim_end_matches('0').trim_end_matches('.');
-        return if text == "-0" || text == "0" {
-            "0".to_owned()
-        } else {
-            text.to_owned()
-        };
-    }
-    let text = format!("{value:.2}");
-    let text = text.strip_suffix(".00").unwrap_or(&text);
-    group_thousands(text)
+    // Fifteen significant digits: what a double holds, without the noise of its last bits.
+    let rounded: f64 = format!("{value:.14e}").parse().unwrap_or(value);
+    let mut out = String::new();
+    crate::value::write_display_float(&mut out, rounded);
+    group_thousands(&out)
 }
 
 /// The value at `row` of a numeric `array` as a person reads it: floats by [`human_number`],
@@ -114,20 +92,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn floats_read_as_money_and_measures() {
+    fn floats_lose_their_noise_not_their_digits() {
         for (value, text) in [
-            (1_869_876.599_999_999_9, "1,869,876.60"),
+            (1_869_876.599_999_999_9, "1,869,876.6"),
+            (0.1 + 0.2, "0.3"),
             (1_000_000.0, "1,000,000"),
-            (999.994, "999.99"),
-            (999.995_1, "1,000"),
-            (1.5, "1.50"),
-            (-1234.5, "-1,234.50"),
-            (0.5, "0.5"),
-            (0.123_456, "0.123"),
-            (0.001_234_56, "0.00123"),
-            (-0.000_01, "-0.00001"),
-            (0.000_000_5, "5.00e-7"),
-            (1e22, "1.00e22"),
+            (52.370_216, "52.370216"),
+            (-1234.5, "-1,234.5"),
+            (0.001_234_56, "0.00123456"),
+            (123_456_789.123_456_79, "123,456,789.123457"),
+            (0.000_000_5, "5e-7"),
+            (1e22, "1e22"),
             (0.0, "0"),
             (-0.0, "0"),
             (f64::NAN, "NaN"),
@@ -165,7 +140,7 @@ mod tests {
         assert_eq!(human_cell(&money, 0).as_deref(), Some("12,500.50"));
         assert_eq!(human_cell(&money, 1).as_deref(), Some("-0.05"));
         let floats: ArrayRef = Arc::new(Float64Array::from(vec![1_869_876.599_999_999_9]));
-        assert_eq!(human_cell(&floats, 0).as_deref(), Some("1,869,876.60"));
+        assert_eq!(human_cell(&floats, 0).as_deref(), Some("1,869,876.6"));
         let text: ArrayRef = Arc::new(StringArray::from(vec!["1234"]));
         assert_eq!(human_cell(&text, 0), None);
     }

@@ -413,6 +413,12 @@ fn write_f32(out: &mut String, value: f32) -> JsonShape {
     JsonShape::Bare
 }
 
+/// Writes an `f64` as [`write_float`] does, for text that is not JSON (NaN and the infinities
+/// unquoted).
+pub(crate) fn write_display_float(out: &mut String, value: f64) {
+    let _shape = write_float(out, value);
+}
+
 /// Writes an `f64` with the shortest text that reads back to the same value: plain notation
 /// for magnitudes from 1e-6 to 1e16, else scientific (`1e300`, `1.5e-7`); keeps `-0`, and
 /// writes `NaN`, `inf`, `-inf` (quoted in JSON, which has no such numbers).

@@ -4,7 +4,7 @@
 //! the Markdown escapes undone as a Markdown viewer undoes them, then HTML-escaped: one
 //! Arrow-to-text path, so a story's table never shows a value the model did not see. Numbers
 //! are the same values written for people ([`human_cell`]: thousands grouped, a float's binary
-//! noise rounded to cents, `1,869,876.60` for `1869876.5999999999`).
+//! noise rounded away, `1,869,876.6` for `1869876.5999999999`).
 
 use std::fmt::Write as _;
 
