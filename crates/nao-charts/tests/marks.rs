@@ -220,13 +220,9 @@ async fn scatter_of_one_row_is_one_point() {
 
 /// The bars of a chart: `(top, bottom)` of each rect that carries a series, in order.
 fn bars(svg: &str) -> Vec<(f64, f64)> {
-    svg.match_indices("<rect ")
-        .map(|(start, _)| &svg[start..start + svg[start..].find('>').unwrap()])
-        .filter(|tag| tag.contains("data-series="))
-        .map(|tag| {
-            let top = attribute(tag, "y").unwrap();
-            (top, top + attribute(tag, "height").unwrap())
-        })
+    bar_rects(svg)
+        .into_iter()
+        .map(|(_, top, bottom)| (top, bottom))
         .collect()
 }
 
@@ -279,11 +275,11 @@ async fn negative_bars_hang_below_zero() {
     .await;
     assert_bars_span_their_values(&result, "month", "margin");
 }
-/// The vertices of each line (`M x y L x y …` paths without fill), in order.
-fn lines(svg: &str) -> Vec<Vec<(f64, f64)>> {
+/// The vertices of each straight path (`M x y L x y …`) whose tag passes `wanted`, in order.
+fn polylines(svg: &str, wanted: impl Fn(&str) -> bool) -> Vec<Vec<(f64, f64)>> {
     svg.match_indices("<path ")
         .map(|(start, _)| &svg[start..start + svg[start..].find('>').unwrap()])
-        .filter(|tag| tag.contains("fill=\"none\"") && tag.contains(" d=\"M "))
+        .filter(|tag| wanted(tag))
         .map(|tag| {
             let d = &tag[tag.find(" d=\"").unwrap() + 4..];
             let d = &d[..d.find('"').unwrap()];
@@ -295,6 +291,13 @@ fn lines(svg: &str) -> Vec<Vec<(f64, f64)>> {
             numbers.chunks(2).map(|p| (p[0], p[1])).collect()
         })
         .collect()
+}
+
+/// The vertices of each line (paths without fill), in order.
+fn lines(svg: &str) -> Vec<Vec<(f64, f64)>> {
+    polylines(svg, |tag| {
+        tag.contains("fill=\"none\"") && tag.contains(" d=\"M ")
+    })
 }
 
 #[tokio::test]
@@ -783,20 +786,7 @@ async fn pie_and_donut_slices_turn_by_their_share() {
 
 /// The filled polygons (`<path … fill-opacity=…>`): each one's vertices.
 fn fills(svg: &str) -> Vec<Vec<(f64, f64)>> {
-    svg.match_indices("<path ")
-        .map(|(start, _)| &svg[start..start + svg[start..].find('>').unwrap()])
-        .filter(|tag| tag.contains("fill-opacity="))
-        .map(|tag| {
-            let d = &tag[tag.find(" d=\"").unwrap() + 4..];
-            let d = &d[..d.find('"').unwrap()];
-            let numbers: Vec<f64> = d
-                .split(|c: char| c == 'M' || c == 'L' || c.is_whitespace())
-                .filter(|part| !part.is_empty())
-                .map(|part| part.parse().unwrap())
-                .collect();
-            numbers.chunks(2).map(|p| (p[0], p[1])).collect()
-        })
-        .collect()
+    polylines(svg, |tag| tag.contains("fill-opacity="))
 }
 
 #[tokio::test]
