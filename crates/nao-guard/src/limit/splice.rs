@@ -167,6 +167,11 @@ pub(crate) fn plan(statement: &Statement, text: &str, dialect: SqlDialect, cap: 
             None => wrap(query, dialect, text),
         };
     }
+    if ends_with_all_keyword(text) {
+        // sqlparser reads a bare `LIMIT ALL` as no limit clause at all; a clause appended
+        // after it would be a second limit, which PostgreSQL's grammar refuses.
+        return wrap(query, dialect, text);
+    }
     match dialect.row_cap_syntax() {
         RowCapSyntax::Limit
             if ends_with_values(&query.body) && !dialect.takes_limit_after_values() =>
@@ -203,6 +208,25 @@ fn has_final_clause(query: &Query) -> bool {
         || query.format_clause.is_some()
         || query.settings.is_some()
         || !query.locks.is_empty()
+}
+
+/// Whether the text ends with the words `LIMIT ALL` (blanks between them), which sqlparser
+/// reads as no limit clause at all. `ORDER BY ALL` and `GROUP BY ALL` (DuckDB) end in `ALL`
+/// too and take the appended clause as usual (wrapping a sorted query would lose its order).
+fn ends_with_all_keyword(text: &str) -> bool {
+    let word_before = |text: &str, word: &str| -> Option<usize> {
+        let at = text.len().checked_sub(word.len())?;
+        let head = text.get(..at)?;
+        let ends_word = text.get(at..)?.eq_ignore_ascii_case(word);
+        let boundary = head
+            .bytes()
+            .last()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80));
+        (ends_word && boundary).then_some(at)
+    };
+    word_before(text, "ALL")
+        .and_then(|at| word_before(text[..at].trim_end(), "LIMIT"))
+        .is_some()
 }
 
 /// Wraps the query, keeping a T-SQL WITH clause outside.
