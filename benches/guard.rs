@@ -7,6 +7,11 @@
 //! A round times each side a few times in turn (the whole corpus, or the text) and keeps each
 //! side's fastest try, so that another process taking the core for a moment does not decide a
 //! round's ratio.
+//!
+//! The guard is measured alone. Built with `--features pg-query`, a last pair of lines reports
+//! the second reading of PostgreSQL statements by PostgreSQL's own parser on its own: `check`
+//! with it on against `check` with it off ([`Policy::with_second_reading`]), per statement of
+//! the corpus and for the text at the length limit, and what it adds per statement.
 #![allow(clippy::print_stdout, clippy::unwrap_used, missing_docs)]
 
 mod support;
@@ -60,8 +65,14 @@ fn guard(sql: &str, dialect: SqlDialect, policy: &Policy) {
     black_box(check(black_box(sql), dialect, policy).unwrap());
 }
 
+/// The guard alone: without the second reading that the `pg-query` feature adds, which
+/// `second_reading_summary` reports on its own.
+fn guard_alone() -> Policy {
+    Policy::default().with_second_reading(false)
+}
+
 fn corpus_bench(c: &mut Criterion) {
-    let policy = Policy::default();
+    let policy = guard_alone();
     let mut group = c.benchmark_group("corpus");
     for &dialect in DIALECTS {
         group.bench_function(format!("bare_parse/{dialect}"), |b| {
@@ -71,12 +82,23 @@ fn corpus_bench(c: &mut Criterion) {
             b.iter(|| CORPUS.iter().for_each(|sql| guard(sql, dialect, &policy)))
         });
     }
+    #[cfg(feature = "pg-query")]
+    {
+        let twice = Policy::default();
+        group.bench_function("guard_check_second_reading/postgres", |b| {
+            b.iter(|| {
+                CORPUS
+                    .iter()
+                    .for_each(|sql| guard(sql, SqlDialect::Postgres, &twice))
+            })
+        });
+    }
     group.finish();
 }
 
 fn summary() {
-    let default = Policy::default();
-    let capped = Policy::default().with_row_cap(1_000);
+    let default = guard_alone();
+    let capped = guard_alone().with_row_cap(1_000);
     let per_statement = |d: Duration| d / CORPUS.len() as u32;
     println!(
         "\nguard summary (medians of {CORPUS_ROUNDS} interleaved rounds over the {} statements, \
@@ -134,6 +156,53 @@ fn summary() {
             rounds.ratio(1, 0)
         );
     }
+    #[cfg(feature = "pg-query")]
+    second_reading_summary(&at_limit);
+}
+
+/// The second reading's cost: `check` with it on against `check` with it off, PostgreSQL.
+#[cfg(feature = "pg-query")]
+fn second_reading_summary(at_limit: &str) {
+    let alone = guard_alone();
+    let twice = Policy::default();
+    let dialect = SqlDialect::Postgres;
+    let per_statement = |d: Duration| d / CORPUS.len() as u32;
+    let rounds = interleaved_fastest(
+        CORPUS_ROUNDS,
+        CORPUS_TRIES,
+        &mut [
+            &mut || CORPUS.iter().for_each(|sql| guard(sql, dialect, &alone)),
+            &mut || CORPUS.iter().for_each(|sql| guard(sql, dialect, &twice)),
+        ],
+    );
+    let (one, two) = (rounds.median(0), rounds.median(1));
+    println!(
+        "  postgres second reading (pg-query), corpus: guard {:>8.2?}/stmt   guard + second \
+         reading {:>8.2?}/stmt   second reading {:>8.2?}/stmt   ratio {}",
+        per_statement(one),
+        per_statement(two),
+        per_statement(two.saturating_sub(one)),
+        rounds.ratio(1, 0)
+    );
+    let rounds = interleaved_fastest(
+        TEXT_ROUNDS,
+        TEXT_TRIES,
+        &mut [
+            &mut || drop(black_box(check(at_limit, dialect, &alone))),
+            &mut || drop(black_box(check(at_limit, dialect, &twice))),
+        ],
+    );
+    let verdict = match check(at_limit, dialect, &twice) {
+        Ok(_) => "read-only".to_owned(),
+        Err(e) => e.kind().code().to_owned(),
+    };
+    println!(
+        "  postgres second reading (pg-query), text at the 100 kB limit: guard {:>9.2?}   guard \
+         + second reading {:>9.2?} ({verdict})   ratio {}",
+        rounds.median(0),
+        rounds.median(1),
+        rounds.ratio(1, 0)
+    );
 }
 
 criterion_group!(benches, corpus_bench);

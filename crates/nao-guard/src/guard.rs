@@ -79,6 +79,18 @@ pub fn check(sql: &str, dialect: SqlDialect, policy: &Policy) -> Result<ReadOnly
         Capped::Spliced(text) => (text, true),
         Capped::AsWritten | Capped::NotInText => (text[start..].to_owned(), false),
     };
+    #[cfg(feature = "pg-query")]
+    crate::second_reading::cross_check(
+        &sql,
+        dialect,
+        policy,
+        &crate::second_reading::GuardReading {
+            statement,
+            kind,
+            tables: &walker.tables,
+            functions: &walker.functions,
+        },
+    )?;
     Ok(ReadOnlySql {
         sql,
         dialect,
@@ -126,6 +138,21 @@ pub fn analyze(sql: &str, dialect: SqlDialect, policy: &Policy) -> Analysis {
         walker
             .rejections
             .push(Rejection::new(refused, dialect).at(at));
+    }
+    #[cfg(feature = "pg-query")]
+    if let Some(kind) = kind
+        && walker.rejections.is_empty()
+    {
+        // What `check` would run, read as written: without the row cap it would splice in.
+        let guard = crate::second_reading::GuardReading {
+            statement: &statement,
+            kind,
+            tables: &walker.tables,
+            functions: &walker.functions,
+        };
+        if let Err(rejection) = crate::second_reading::cross_check(sql, dialect, policy, &guard) {
+            walker.rejections.push(rejection);
+        }
     }
     Analysis {
         kind,

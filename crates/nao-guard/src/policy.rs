@@ -99,6 +99,8 @@ pub struct Policy {
     pub(crate) sensitive_allowed: bool,
     /// Built-in sensitive entries allowed one by one, normalized.
     pub(crate) allowed_sensitive: Vec<String>,
+    /// PostgreSQL statements read again by PostgreSQL's parser (feature `pg-query`).
+    pub(crate) second_reading: bool,
 }
 
 impl Default for Policy {
@@ -118,6 +120,7 @@ impl Default for Policy {
             allow_unknown_functions: false,
             sensitive_allowed: false,
             allowed_sensitive: Vec::new(),
+            second_reading: true,
         }
     }
 }
@@ -159,6 +162,16 @@ impl Policy {
     /// table_info, …). Allowed by default.
     pub fn with_introspection(mut self, allow: bool) -> Self {
         self.allow_introspection = allow;
+        self
+    }
+
+    /// Turns the second reading of [`SqlDialect::Postgres`](crate::SqlDialect::Postgres)
+    /// statements by PostgreSQL's own parser on or off. On by default; it exists only in builds
+    /// with the `pg-query` feature, and without it this setting does nothing. Turn it off for an
+    /// engine that speaks PostgreSQL's protocol with a grammar of its own (CockroachDB's `AS OF
+    /// SYSTEM TIME`), which PostgreSQL's parser would refuse.
+    pub fn with_second_reading(mut self, on: bool) -> Self {
+        self.second_reading = on;
         self
     }
 
@@ -341,6 +354,12 @@ impl Policy {
     /// Whether introspection statements are allowed.
     pub fn allows_introspection(&self) -> bool {
         self.allow_introspection
+    }
+
+    /// Whether PostgreSQL statements are read a second time by PostgreSQL's own parser, in
+    /// builds with the `pg-query` feature ([`Policy::with_second_reading`]).
+    pub fn second_reading(&self) -> bool {
+        self.second_reading
     }
 
     /// Whether the policy lets `table` be read. A name computed when the statement runs

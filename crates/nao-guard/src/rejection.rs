@@ -196,6 +196,20 @@ pub enum RejectKind {
         /// The built-in entry that refuses it, with its reason.
         entry: &'static SensitiveEntry,
     },
+    /// PostgreSQL's own parser reads the statement otherwise than the guard: another kind or
+    /// number of statements, a write, a table or a function call the guard did not see, or no
+    /// statement at all. Made only with the `pg-query` feature, for
+    /// [`SqlDialect::Postgres`](crate::SqlDialect::Postgres); both readings are kept so that a
+    /// host logs them and the disagreement becomes a test case.
+    ReadingsDisagree {
+        /// What differs, in words (`PostgreSQL calls f, which the guard did not see`).
+        difference: String,
+        /// The guard's reading (`a query reading orders, calling count`).
+        guard: String,
+        /// PostgreSQL's reading (`1 statement, SelectStmt, reading orders, calling count, f`),
+        /// or its parse error.
+        postgres: String,
+    },
 }
 
 impl RejectKind {
@@ -223,6 +237,7 @@ impl RejectKind {
             RejectKind::ColumnNotAllowed { .. } => "column_not_allowed",
             RejectKind::Sensitive { .. } => "sensitive",
             RejectKind::MaskedColumnUse { .. } => "masked_column_use",
+            RejectKind::ReadingsDisagree { .. } => "readings_disagree",
         }
     }
 }
@@ -445,6 +460,16 @@ impl Rejection {
                     ),
                 }
             }
+            RejectKind::ReadingsDisagree {
+                difference,
+                guard,
+                postgres,
+            } => format!(
+                "PostgreSQL's own parser reads this SQL differently from the guard ({difference}), \
+                 so it was not run. The guard read {guard}; PostgreSQL read {postgres}. Write the \
+                 query in plain standard SQL: one SELECT with ordinary function calls and plain \
+                 table names, without engine-specific shortcuts or unusual quoting."
+            ),
             RejectKind::ColumnNotAllowed { name } => format!(
                 "The column {name}{at} is restricted and cannot be read. Name the columns you \
                  need explicitly (no SELECT * or whole-row references over that table) and leave \

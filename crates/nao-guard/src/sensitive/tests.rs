@@ -165,8 +165,15 @@ fn every_statement_entry_is_refused_with_its_reason_and_lifted_by_name() {
             }
             assert!(refused.message().contains(entry.reason()), "{refused}");
             let policy = Policy::default().allow_sensitive(name);
-            let ok = check(sql, dialect, &policy).expect(sql);
-            assert_eq!(ok.kind(), crate::StatementKind::Introspection);
+            match check(sql, dialect, &policy) {
+                Ok(ok) => assert_eq!(ok.kind(), crate::StatementKind::Introspection),
+                // PostgreSQL's own parser (feature `pg-query`) reads no MySQL SHOW statement.
+                Err(e)
+                    if cfg!(feature = "pg-query")
+                        && dialect == SqlDialect::Postgres
+                        && e.kind().code() == "readings_disagree" => {}
+                Err(e) => panic!("{dialect} {sql}: {e}"),
+            }
         }
     }
 }

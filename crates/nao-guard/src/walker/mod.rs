@@ -41,6 +41,9 @@ pub(crate) struct Walker<'p> {
     pub(crate) rejections: Vec<Rejection>,
     pub(crate) tables: Vec<TableName>,
     pub(crate) functions: Vec<String>,
+    /// Keep the functions' names: for `analyze`, and for `check` when the second reading
+    /// compares them with PostgreSQL's (otherwise a name is built only for a refusal).
+    keeps_function_names: bool,
     columns: ColumnUse,
     /// Attribute references the engine may read as calls (`t.f` is `f(t)` in PostgreSQL).
     attributes: Attributes,
@@ -118,6 +121,10 @@ fn position(span: Span) -> Option<Position> {
 
 impl<'p> Walker<'p> {
     pub(crate) fn new(dialect: SqlDialect, policy: &'p Policy, stop_at_first: bool) -> Self {
+        #[cfg(feature = "pg-query")]
+        let second_reading = crate::second_reading::applies(dialect, policy);
+        #[cfg(not(feature = "pg-query"))]
+        let second_reading = false;
         Walker {
             dialect,
             policy,
@@ -125,6 +132,7 @@ impl<'p> Walker<'p> {
             rejections: Vec::new(),
             tables: Vec::new(),
             functions: Vec::new(),
+            keeps_function_names: !stop_at_first || second_reading,
             columns: ColumnUse::new(policy),
             attributes: Attributes::default(),
             attribute_refs: Vec::new(),
@@ -199,8 +207,8 @@ impl<'p> Walker<'p> {
 
     fn check_function(&mut self, name: &ObjectName) -> ControlFlow<()> {
         // The common path (a built-in under a policy that names no functions) allocates
-        // nothing: the written name is built for a refusal or for `analyze`'s list only.
-        if !self.stop_at_first {
+        // nothing: the written name is built for a refusal or for the kept list only.
+        if self.keeps_function_names {
             let written = name.to_string();
             if !self.functions.contains(&written) {
                 self.functions.push(written);
