@@ -57,7 +57,10 @@ mod sqlite {
         let refused = check(sql, SqlDialect::Sqlite, &policy).unwrap_err();
         assert_eq!(refused.kind().code(), "parse", "{refused}");
         let ran = engine(&db, sql).await.unwrap();
-        assert!(ran.row_count > 2, "SQLite ran the UNION the guard was not shown");
+        assert!(
+            ran.row_count > 2,
+            "SQLite ran the UNION the guard was not shown"
+        );
     }
 
     /// Every pragma SQLite knows, from the engine itself (a reading pragma, so the authorizer

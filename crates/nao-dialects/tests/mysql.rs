@@ -894,5 +894,8 @@ async fn end_after_a_statement_is_no_place_to_hide_sql() {
         .query(&unchecked(&db, sql), &ExecOptions::default())
         .await
         .unwrap();
-    assert_eq!(ran.row_count, 4, "the engine ran the UNION the guard was not shown");
+    assert_eq!(
+        ran.row_count, 4,
+        "the engine ran the UNION the guard was not shown"
+    );
 }
