@@ -14,7 +14,9 @@
 use arrow_array::Array;
 use arrow_schema::DataType;
 
-/// `value` as a person reads it (see the [module docs](self)).
+/// `value` as a person reads it: the digits the model reads ([`cell_text`](crate::cell_text)),
+/// grouped by thousands, a float rounded to the 15 significant digits a double holds (its
+/// binary noise gone), scientific notation under 10⁻⁶ and from 10¹⁶.
 ///
 /// ```
 /// use nao_render::human_number;
