@@ -6,6 +6,8 @@
 #[path = "../tests/common/chromium.rs"]
 #[allow(dead_code)]
 mod chromium;
+#[path = "../tests/common/demo_queries.rs"]
+mod demo_queries;
 
 use std::path::PathBuf;
 
@@ -16,13 +18,7 @@ use nao_dialects::demo::{DemoScale, generate};
 use nao_dialects::sqlite::{SqliteDialect, load_batches};
 use serde_json::json;
 
-const MONTHLY: &str = "SELECT strftime('%Y-%m', ordered_at) AS month, \
-     SUM(CASE WHEN channel = 'web' THEN total ELSE 0 END) AS web, \
-     SUM(CASE WHEN channel = 'mobile' THEN total ELSE 0 END) AS mobile, \
-     SUM(CASE WHEN channel = 'store' THEN total ELSE 0 END) AS store \
-     FROM orders GROUP BY 1 ORDER BY 1";
-const BY_CATEGORY: &str = "SELECT p.category, SUM(i.quantity * i.unit_price) AS revenue \
-     FROM order_items i JOIN products p ON p.id = i.product_id GROUP BY 1 ORDER BY 2 DESC";
+use demo_queries::{BY_CATEGORY, MONTHLY_BY_CHANNEL as MONTHLY};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

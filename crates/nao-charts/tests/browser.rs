@@ -15,20 +15,13 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::chromium::{chromium, profile_dir, screenshot};
+use common::demo_queries::{BY_CATEGORY, MONTHLY_BY_CHANNEL as MONTHLY};
 use common::{demo_context, query_in as query};
 use nao_charts::{render_story_html, render_svg};
 use nao_core::QueryResult;
 use nao_core::chart::{AxisType, ChartSpec, ChartType, Series};
 use nao_core::story::StoryVersion;
 use serde_json::{Value, json};
-
-const MONTHLY: &str = "SELECT strftime('%Y-%m', ordered_at) AS month, \
-     SUM(CASE WHEN channel = 'web' THEN total ELSE 0 END) AS web, \
-     SUM(CASE WHEN channel = 'mobile' THEN total ELSE 0 END) AS mobile, \
-     SUM(CASE WHEN channel = 'store' THEN total ELSE 0 END) AS store \
-     FROM orders GROUP BY 1 ORDER BY 1";
-const BY_CATEGORY: &str = "SELECT p.category, SUM(i.quantity * i.unit_price) AS revenue \
-     FROM order_items i JOIN products p ON p.id = i.product_id GROUP BY 1 ORDER BY 2 DESC";
 
 /// The script each page runs once loaded: it writes what it measured as JSON into
 /// `<pre id="nao-result">`, which the test reads from the DOM Chromium prints.

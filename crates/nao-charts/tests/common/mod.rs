@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub(crate) mod chromium;
+pub(crate) mod demo_queries;
 
 use std::sync::Arc;
 
