@@ -9,6 +9,7 @@
 //! Bars, pies and scatters are never thinned (a bar or a point left out would be a value
 //! missing); the summary says when rows were left out and totals every row.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use super::{ChartData, ChartType};
@@ -19,17 +20,18 @@ pub const MAX_PLOTTED_POINTS: usize = 1_000;
 impl ChartData {
     /// The data a `kind` chart plots: these rows, or (for a line or area of more than
     /// [`MAX_PLOTTED_POINTS`] rows) the first and last row and, from each run of rows, those
-    /// with each series' lowest and highest value, in row order.
-    pub fn plotted(&self, kind: ChartType) -> ChartData {
+    /// with each series' lowest and highest value, in row order. Borrowed when nothing is
+    /// thinned.
+    pub fn plotted(&self, kind: ChartType) -> Cow<'_, ChartData> {
         let thinned = matches!(
             kind,
             ChartType::Line | ChartType::Area | ChartType::StackedArea
         ) && self.len() > MAX_PLOTTED_POINTS;
         if !thinned {
-            return self.clone();
+            return Cow::Borrowed(self);
         }
         let keep = self.extreme_rows();
-        ChartData {
+        Cow::Owned(ChartData {
             x: keep.iter().map(|&row| self.x[row].clone()).collect(),
             series: self
                 .series
@@ -40,7 +42,7 @@ impl ChartData {
                     series
                 })
                 .collect(),
-        }
+        })
     }
 
     /// The rows [`plotted`](Self::plotted) keeps, at most [`MAX_PLOTTED_POINTS`].
@@ -134,10 +136,10 @@ mod tests {
     #[test]
     fn short_lines_and_other_charts_keep_every_row() {
         let short = data(MAX_PLOTTED_POINTS, 2);
-        assert_eq!(short.plotted(ChartType::Area), short);
+        assert_eq!(*short.plotted(ChartType::Area), short);
         let long = data(3_000, 1);
         for kind in [ChartType::Bar, ChartType::Scatter, ChartType::HorizontalBar] {
-            assert_eq!(long.plotted(kind), long, "{kind:?}");
+            assert_eq!(*long.plotted(kind), long, "{kind:?}");
         }
     }
 }
