@@ -32,9 +32,9 @@
 //! # Performance
 //!
 //! Lookups never allocate: the name is folded to ASCII lower case once into a stack buffer
-//! ([`folded::FoldedName`]), then looked up by binary search in the sorted `&'static` lists and
-//! checked against a few dozen denied prefixes and suffixes — a few hundred nanoseconds per call,
-//! small next to parsing the statement.
+//! ([`folded::FoldedName`]) and looked up in a hash map of every name the dialect's lists hold
+//! ([`index::NameIndex`], built from the sorted `&'static` lists on first use); a name no list
+//! holds is checked against a few dozen denied prefixes and suffixes.
 
 mod bigquery;
 mod clickhouse;
@@ -42,6 +42,7 @@ mod common;
 mod denied;
 mod duckdb;
 mod folded;
+mod index;
 mod mssql;
 mod mysql;
 mod postgres;
@@ -57,6 +58,7 @@ use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
 
 use crate::{FunctionClass, SqlDialect};
 use folded::FoldedName;
+use index::NameIndex;
 
 /// What the catalogue says about a function name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,9 +104,18 @@ pub(crate) fn classify_ident(dialect: SqlDialect, name: &Ident) -> Catalogued {
 fn classify_parts(dialect: SqlDialect, qualifiers: &[ObjectNamePart], last: &Ident) -> Catalogued {
     let catalogue = Catalogue::of(dialect);
     let folded = FoldedName::new(&last.value);
-    if let Some(class) = catalogue.denied(&folded) {
+    let listed = folded
+        .whole()
+        .and_then(|whole| NameIndex::of(dialect).get(whole));
+    // A name no list holds can only be denied by an affix.
+    let denied = match listed {
+        Some(listed) => listed.denied,
+        None => denied_by_affix(&folded),
+    };
+    let allowed = listed.is_some_and(|listed| listed.allowed);
+    if let Some(class) = denied {
         Catalogued::Denied(class)
-    } else if catalogue.allows(qualifiers, last, &folded) {
+    } else if catalogue.allows(qualifiers, last, &folded, allowed) {
         Catalogued::Allowed
     } else {
         Catalogued::Unknown
@@ -296,19 +307,32 @@ impl Catalogue {
         }
     }
 
-    /// Why `name` (a last name part) is denied in this dialect, if it is.
+    /// Why `name` (a last name part) is denied in this dialect, if it is: from the lists
+    /// themselves, for [`NameIndex`] to remember.
     fn denied(&self, name: &FoldedName) -> Option<FunctionClass> {
         name.whole()
             .and_then(|whole| {
                 class_of(denied::EXACT, whole)
                     .or_else(|| self.denied.iter().find_map(|list| class_of(list, whole)))
             })
-            .or_else(|| affix_class(denied::PREFIXES, name, FoldedName::starts_with))
-            .or_else(|| affix_class(denied::SUFFIXES, name, FoldedName::ends_with))
+            .or_else(|| denied_by_affix(name))
     }
 
-    /// Whether `qualifiers`.`name` can only mean one of this dialect's side-effect-free built-ins.
-    fn allows(&self, qualifiers: &[ObjectNamePart], ident: &Ident, name: &FoldedName) -> bool {
+    /// Whether one of this dialect's allowed lists holds the folded `name`: from the lists
+    /// themselves, for [`NameIndex`] to remember.
+    fn lists_as_allowed(&self, name: &[u8]) -> bool {
+        self.allowed.iter().any(|list| contains(list, name))
+    }
+
+    /// Whether `qualifiers`.`name` can only mean one of this dialect's side-effect-free
+    /// built-ins; `listed` tells whether an allowed list holds the name ([`NameIndex`]).
+    fn allows(
+        &self,
+        qualifiers: &[ObjectNamePart],
+        ident: &Ident,
+        name: &FoldedName,
+        listed: bool,
+    ) -> bool {
         // Longer names than any catalogued one are never built-ins.
         let Some(name) = name.whole() else {
             return false;
@@ -328,7 +352,7 @@ impl Catalogue {
             _ => qualifiers,
         };
         match qualifiers {
-            [] => self.is_builtin(name),
+            [] => self.is_builtin(name, listed),
             [qualifier] => {
                 let Some(qualifier) = self.qualifier(qualifier) else {
                     return false;
@@ -338,7 +362,7 @@ impl Catalogue {
                     .iter()
                     .any(|s| s.as_bytes().eq_ignore_ascii_case(qualifier))
                 {
-                    return self.is_builtin(name);
+                    return self.is_builtin(name, listed);
                 }
                 self.families
                     .iter()
@@ -356,8 +380,10 @@ impl Catalogue {
             .map(|ident| ident.value.as_bytes())
     }
 
-    fn is_builtin(&self, name: &[u8]) -> bool {
-        self.allowed.iter().any(|list| contains(list, name))
+    /// Whether the folded `name` is a built-in: `listed` in an allowed list, an aggregate with
+    /// combinators, or a reading pragma.
+    fn is_builtin(&self, name: &[u8], listed: bool) -> bool {
+        listed
             || self.is_combined_aggregate(name, 3)
             || (self.sqlite_pragmas && sqlite::is_reading_pragma(name))
     }
@@ -393,6 +419,12 @@ fn class_of(list: &[(&str, FunctionClass)], name: &[u8]) -> Option<FunctionClass
 /// `Ord` calls `memcmp`, which costs several times more on names this short.
 fn cmp_bytes(entry: &str, name: &[u8]) -> Ordering {
     entry.bytes().cmp(name.iter().copied())
+}
+
+/// Why a name is denied by one of the shared prefixes or suffixes, if it is.
+fn denied_by_affix(name: &FoldedName) -> Option<FunctionClass> {
+    affix_class(denied::PREFIXES, name, FoldedName::starts_with)
+        .or_else(|| affix_class(denied::SUFFIXES, name, FoldedName::ends_with))
 }
 
 /// The class of the first affix `name` has (as told by `has(name, affix)`) and is not an exception
