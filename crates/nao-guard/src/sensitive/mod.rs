@@ -38,7 +38,7 @@
 
 mod catalogue;
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::OnceLock;
 
 use sqlparser::ast::{ObjectName, Statement};
@@ -284,8 +284,11 @@ fn word_matches(pattern: &str, word: &str) -> bool {
 struct Index {
     /// Relation entries by their last word, lower case.
     relations: HashMap<String, Vec<&'static SensitiveEntry>>,
-    /// Relation entries whose last word is a prefix (`x$*`) or a whole schema (`*`).
-    prefixed: Vec<&'static SensitiveEntry>,
+    /// Relation entries whose last word is a prefix (`x$*`) or a whole schema (`*`), and that
+    /// name a schema (`sys.x$*`): only a qualified name can match them.
+    prefixed_in_schema: Vec<&'static SensitiveEntry>,
+    /// Relation entries whose one word is a prefix, whatever the schema.
+    prefixed_anywhere: Vec<&'static SensitiveEntry>,
     /// Column entries by the column, lower case.
     columns: HashMap<String, Vec<&'static SensitiveEntry>>,
     /// Column entries by their relation's last word, lower case.
@@ -312,7 +315,10 @@ fn index() -> &'static Index {
                     let by_relation = index.column_relations.entry(last.into());
                     by_relation.or_default().push(entry);
                 }
-                None if last.ends_with('*') => index.prefixed.push(entry),
+                None if last.ends_with('*') && relation.contains('.') => {
+                    index.prefixed_in_schema.push(entry);
+                }
+                None if last.ends_with('*') => index.prefixed_anywhere.push(entry),
                 None => index.relations.entry(last.into()).or_default().push(entry),
             }
         }
@@ -323,10 +329,15 @@ fn index() -> &'static Index {
 /// The relation entries that match a name given as its parts.
 fn relations_for(name: NameTail<'_>) -> impl Iterator<Item = &'static SensitiveEntry> + '_ {
     let index = index();
+    let in_schema = match name.before {
+        Some(_) => index.prefixed_in_schema.as_slice(),
+        None => &[],
+    };
     lowercased(name.last, |last| index.relations.get(last))
         .into_iter()
         .flatten()
-        .chain(&index.prefixed)
+        .chain(&index.prefixed_anywhere)
+        .chain(in_schema)
         .copied()
         .filter(move |e| relation_matches(e.name, name))
 }
