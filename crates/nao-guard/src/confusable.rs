@@ -59,10 +59,17 @@ pub(crate) fn ascii_lookalike(c: char) -> Option<char> {
 
 /// If `word` holds look-alike characters and reads as an SQL keyword once they are replaced,
 /// returns the keyword it imitates (upper case).
+#[inline]
 pub(crate) fn imitated_keyword(word: &str) -> Option<String> {
+    // Every word of most statements: the test is inlined, the spelling out is not.
     if word.is_ascii() {
         return None;
     }
+    spelled_keyword(word)
+}
+
+/// The keyword a word with non-ASCII letters spells with their look-alikes, if any.
+fn spelled_keyword(word: &str) -> Option<String> {
     let mut ascii = String::with_capacity(word.len());
     for c in word.chars() {
         let plain = if c.is_ascii() { c } else { ascii_lookalike(c)? };

@@ -271,8 +271,12 @@ pub(crate) fn byte_offset(sql: &str, at: Location) -> usize {
 /// operators, postfix casts, set operations), per level of parentheses and in total.
 struct ChainCounter {
     limit: usize,
-    /// Per open parenthesis: (expression operators since the last reset, set operations).
-    levels: Vec<(usize, usize)>,
+    /// In the innermost open parenthesis (or at the top): (expression operators since the last
+    /// reset, set operations).
+    current: (usize, usize),
+    /// The same counts for each enclosing level, saved when a parenthesis opened (no allocation
+    /// for a statement without parentheses).
+    outer: Vec<(usize, usize)>,
     total: usize,
 }
 
@@ -280,26 +284,24 @@ impl ChainCounter {
     fn new(limit: usize) -> Self {
         ChainCounter {
             limit,
-            levels: vec![(0, 0)],
+            current: (0, 0),
+            outer: Vec::new(),
             total: 0,
         }
     }
 
     /// Feeds one token; false when a limit is exceeded.
     fn feed(&mut self, token: &Token) -> bool {
-        let (ops, sets) = match self.levels.last_mut() {
-            Some(level) => level,
-            None => return true,
-        };
+        let (ops, sets) = &mut self.current;
         match token {
             Token::LParen | Token::LBracket => {
                 *ops += 1;
                 self.total += 1;
-                self.levels.push((0, 0));
+                self.outer.push(std::mem::take(&mut self.current));
             }
             Token::RParen | Token::RBracket => {
-                if self.levels.len() > 1 {
-                    self.levels.pop();
+                if let Some(enclosing) = self.outer.pop() {
+                    self.current = enclosing;
                 }
             }
             Token::Comma => *ops = 0,
@@ -361,7 +363,7 @@ impl ChainCounter {
                 self.total += 1;
             }
         }
-        let (ops, sets) = self.levels.last().copied().unwrap_or_default();
+        let (ops, sets) = self.current;
         ops <= self.limit && sets <= self.limit && self.total <= self.limit * TOTAL_CHAIN_FACTOR
     }
 }
