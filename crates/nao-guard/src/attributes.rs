@@ -17,6 +17,8 @@ use sqlparser::ast::{
     Expr, Ident, ObjectName, Query, SelectItem, SetExpr, TableAlias, TableFactor,
 };
 
+use std::sync::Arc;
+
 use crate::TableName;
 use crate::rejection::Position;
 use crate::table_name::NamePart;
@@ -30,7 +32,8 @@ use crate::table_name::NamePart;
 /// relation has no such column.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct AttributeRef {
-    relation: Option<TableName>,
+    /// Shared with the binding it resolved through: a table's references share one name.
+    relation: Option<Arc<TableName>>,
     name: NamePart,
 }
 
@@ -39,7 +42,7 @@ impl AttributeRef {
     /// when the guard cannot name it (a derived table with `*`, a table function, an alias used
     /// for several relations).
     pub fn relation(&self) -> Option<&TableName> {
-        self.relation.as_ref()
+        self.relation.as_deref()
     }
 
     /// The attribute as written.
@@ -60,7 +63,7 @@ impl AttributeRef {
 #[derive(Debug, Clone, PartialEq)]
 enum Binding {
     /// A base table (or view).
-    Table(TableName),
+    Table(Arc<TableName>),
     /// A CTE or derived table whose output columns the statement spells out.
     Columns(Vec<Ident>),
     /// Something whose columns the guard cannot know.
@@ -146,7 +149,7 @@ impl Attributes {
                     // `FROM t AS x(a, b)` renames the table's first columns: the rest are unknown.
                     Binding::Opaque
                 } else {
-                    Binding::Table(TableName::from_object_name(name))
+                    Binding::Table(Arc::new(TableName::from_object_name(name)))
                 };
                 (key, binding)
             }
@@ -220,7 +223,7 @@ impl Attributes {
                     bindings
                         .into_iter()
                         .map(|binding| match binding {
-                            Binding::Table(table) => report(Some(table.clone()), name),
+                            Binding::Table(table) => report(Some(Arc::clone(table)), name),
                             Binding::Columns(columns) if has(columns, name) => Resolved::Column,
                             Binding::Columns(_) => {
                                 call(&format!("{alias}.{name}"), name, &alias.to_string(), *at)
@@ -232,7 +235,8 @@ impl Attributes {
                 // `schema.table.name`: only a base table has a qualified name.
                 _ => {
                     let relation = ObjectName::from(qualifier.clone());
-                    vec![report(Some(TableName::from_object_name(&relation)), name)]
+                    let table = TableName::from_object_name(&relation);
+                    vec![report(Some(Arc::new(table)), name)]
                 }
             },
             Pending::Field { root, name, at } => {
@@ -268,7 +272,7 @@ fn has(columns: &[Ident], name: &Ident) -> bool {
     columns.iter().any(|c| same_name(c, name))
 }
 
-fn report(relation: Option<TableName>, name: &Ident) -> Resolved {
+fn report(relation: Option<Arc<TableName>>, name: &Ident) -> Resolved {
     Resolved::Report(AttributeRef {
         relation,
         name: NamePart::from_ident(name),

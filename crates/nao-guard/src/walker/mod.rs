@@ -270,19 +270,20 @@ impl<'p> Walker<'p> {
             let path = table.to_string();
             return self.reject(RejectKind::FileReference { path }, at);
         }
-        let allowed = self.policy.table_allowed(&table);
-        if !self.tables.contains(&table) {
-            self.tables.push(table.clone());
-        }
-        if !allowed {
+        let refusal = (!self.policy.table_allowed(&table)).then(|| {
             let name = table.to_string();
-            let kind = match self.policy.sensitive_relation(&table) {
+            match self.policy.sensitive_relation(&table) {
                 Some(entry) => RejectKind::Sensitive { name, entry },
                 None => RejectKind::TableNotAllowed { name },
-            };
-            return self.reject(kind, at);
+            }
+        });
+        if !self.tables.contains(&table) {
+            self.tables.push(table);
         }
-        ControlFlow::Continue(())
+        match refusal {
+            Some(kind) => self.reject(kind, at),
+            None => ControlFlow::Continue(()),
+        }
     }
 
     /// `FROM ONLY t`: PostgreSQL and DuckDB read the table `t`, other parsers a table named
