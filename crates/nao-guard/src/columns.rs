@@ -25,11 +25,22 @@ pub(crate) enum Noting {
     Everything,
 }
 
+/// A table named in FROM, as the column check needs it.
+#[derive(Debug)]
+struct FromTable {
+    table: TableName,
+    alias: Option<String>,
+    /// Why the table's columns are (partly) denied, if they are.
+    hides: Option<ColumnDenial>,
+}
+
 /// The column references, wildcards and table aliases a walk has seen.
 #[derive(Debug)]
 pub(crate) struct ColumnUse {
     noting: Noting,
-    tables: Vec<(TableName, Option<String>)>,
+    /// The tables named in FROM: all of them when noting everything (a qualifier picks its
+    /// table's denied columns), else only those that hide columns (nothing else asks).
+    tables: Vec<FromTable>,
     /// `None` for a bare `*`, else the qualifier's last part.
     wildcards: Vec<Option<String>>,
     identifiers: Vec<(Vec<Ident>, Option<Position>)>,
@@ -59,11 +70,25 @@ impl ColumnUse {
     }
 
     /// A table read in FROM, with its alias.
-    pub(crate) fn table_alias(&mut self, name: &ObjectName, alias: Option<&Ident>) {
-        if self.noting != Noting::Nothing {
-            let alias = alias.map(|a| a.value.clone());
-            self.tables.push((TableName::from_object_name(name), alias));
+    pub(crate) fn table_alias(
+        &mut self,
+        policy: &Policy,
+        name: &ObjectName,
+        alias: Option<&Ident>,
+    ) {
+        if self.noting == Noting::Nothing {
+            return;
         }
+        let table = TableName::from_object_name(name);
+        let hides = policy.hides_columns_of(&table);
+        if hides.is_none() && self.noting == Noting::TablesFirst {
+            return;
+        }
+        self.tables.push(FromTable {
+            table,
+            alias: alias.map(|a| a.value.clone()),
+            hides,
+        });
     }
 
     /// A `*` (no qualifier) or `qualifier.*`.
@@ -92,16 +117,11 @@ impl ColumnUse {
     pub(crate) fn needs_every_reference(&self, policy: &Policy, tables: &[TableName]) -> bool {
         // The names in FROM that are not tables read (CTE names) count too, as `denied` counts
         // them.
-        let named_in_from = self
-            .tables
-            .iter()
-            .map(|(table, _)| table)
-            .filter(|table| !tables.contains(table));
         self.noting == Noting::TablesFirst
-            && tables
-                .iter()
-                .chain(named_in_from)
-                .any(|table| policy.hides_columns_of(table).is_some())
+            && (self.tables.iter().any(|from| from.hides.is_some())
+                || tables
+                    .iter()
+                    .any(|table| policy.hides_columns_of(table).is_some()))
     }
 
     /// The reasons to refuse, given every table the statement reads. A `*` is refused when a
@@ -122,9 +142,9 @@ impl ColumnUse {
         let hidden: Vec<(&str, ColumnDenial)> = self
             .tables
             .iter()
-            .filter_map(|(table, alias)| {
-                let why = policy.hides_columns_of(table)?;
-                Some([Some(table.name()), alias.as_deref()].map(|n| n.map(|n| (n, why))))
+            .filter_map(|from| {
+                let why = from.hides?;
+                Some([Some(from.table.name()), from.alias.as_deref()].map(|n| n.map(|n| (n, why))))
             })
             .flatten()
             .flatten()
@@ -166,11 +186,11 @@ impl ColumnUse {
                 Some(q) => self
                     .tables
                     .iter()
-                    .filter(|(t, alias)| match alias {
+                    .filter(|from| match &from.alias {
                         Some(a) => a.eq_ignore_ascii_case(q),
-                        None => t.name().eq_ignore_ascii_case(q),
+                        None => from.table.name().eq_ignore_ascii_case(q),
                     })
-                    .map(|(t, _)| t)
+                    .map(|from| &from.table)
                     .collect(),
                 None => Vec::new(),
             };

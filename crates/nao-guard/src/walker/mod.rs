@@ -574,7 +574,7 @@ impl Visitor for Walker<'_> {
                 }
                 if !self.scopes.is_cte(name) {
                     self.columns
-                        .table_alias(name, alias.as_ref().map(|a| &a.name));
+                        .table_alias(self.policy, name, alias.as_ref().map(|a| &a.name));
                     // `FROM t AS a(c1, c2, …)` renames the table's columns by position, so a
                     // restricted column can be read under another name: like `a.*`.
                     if let Some(alias) = alias.as_ref().filter(|a| !a.columns.is_empty()) {
