@@ -200,15 +200,16 @@ impl Attributes {
 
     /// Resolves every pending reference against the bindings of the whole statement.
     pub(crate) fn resolve(&self) -> Vec<Resolved> {
-        self.pending
-            .iter()
-            .flat_map(|p| self.resolve_one(p))
-            .collect()
+        let mut resolved = Vec::with_capacity(self.pending.len());
+        for pending in &self.pending {
+            self.resolve_one(pending, &mut resolved);
+        }
+        resolved
     }
 
     /// Scopes are not tracked, so an alias bound in several places (`orders o` outside,
     /// `order_items o` in a subquery) must be a proven column, or a reported one, in each.
-    fn resolve_one(&self, pending: &Pending) -> Vec<Resolved> {
+    fn resolve_one(&self, pending: &Pending, out: &mut Vec<Resolved>) {
         match pending {
             Pending::Qualified {
                 qualifier,
@@ -218,25 +219,23 @@ impl Attributes {
                 [alias] => {
                     let bindings = self.bindings_of(alias);
                     if bindings.is_empty() {
-                        return vec![report(None, name)];
+                        out.push(report(None, name));
+                        return;
                     }
-                    bindings
-                        .into_iter()
-                        .map(|binding| match binding {
-                            Binding::Table(table) => report(Some(Arc::clone(table)), name),
-                            Binding::Columns(columns) if has(columns, name) => Resolved::Column,
-                            Binding::Columns(_) => {
-                                call(&format!("{alias}.{name}"), name, &alias.to_string(), *at)
-                            }
-                            Binding::Opaque => report(None, name),
-                        })
-                        .collect()
+                    out.extend(bindings.into_iter().map(|binding| match binding {
+                        Binding::Table(table) => report(Some(Arc::clone(table)), name),
+                        Binding::Columns(columns) if has(columns, name) => Resolved::Column,
+                        Binding::Columns(_) => {
+                            call(&format!("{alias}.{name}"), name, &alias.to_string(), *at)
+                        }
+                        Binding::Opaque => report(None, name),
+                    }));
                 }
                 // `schema.table.name`: only a base table has a qualified name.
                 _ => {
                     let relation = ObjectName::from(qualifier.clone());
                     let table = TableName::from_object_name(&relation);
-                    vec![report(Some(Arc::new(table)), name)]
+                    out.push(report(Some(Arc::new(table)), name));
                 }
             },
             Pending::Field { root, name, at } => {
@@ -248,10 +247,11 @@ impl Attributes {
                             .all(|b| matches!(b, Binding::Columns(c) if has(c, name)))
                 });
                 if proven {
-                    return vec![Resolved::Column];
+                    out.push(Resolved::Column);
+                    return;
                 }
                 let value = root.as_ref().map_or("…".to_owned(), ToString::to_string);
-                vec![call(&format!("({value}).{name}"), name, &value, *at)]
+                out.push(call(&format!("({value}).{name}"), name, &value, *at));
             }
         }
     }
