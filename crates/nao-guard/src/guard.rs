@@ -165,7 +165,9 @@ pub fn analyze(sql: &str, dialect: SqlDialect, policy: &Policy) -> Analysis {
 
 /// One statement, read from the text as written or from another form of it.
 pub(crate) struct Parsed {
-    pub(crate) statement: Statement,
+    /// Boxed: a `Statement` is a few kilobytes, and would be copied at each move on the way
+    /// from the parser to the walk.
+    pub(crate) statement: Box<Statement>,
     pub(crate) facts: TokenFacts,
     pub(crate) reading: Reading,
     /// A DuckDB `SUMMARIZE`, read as a query over its dataset (see [`crate::extended`]).
@@ -220,7 +222,7 @@ pub(crate) fn parse_one(
             }
         }
     }
-    let mut statements = match parsed {
+    let statements = match parsed {
         Ok(statements) => statements,
         Err(_) if facts.into_file => return Err(Rejection::new(RejectKind::SelectInto, dialect)),
         Err(ParserError::RecursionLimitExceeded) => {
@@ -239,19 +241,30 @@ pub(crate) fn parse_one(
             return Err(Rejection::new(RejectKind::Parse { message }, dialect));
         }
     };
-    match statements.len() {
-        0 => Err(Rejection::new(RejectKind::Empty, dialect)),
-        1 => Ok(Parsed {
-            statement: statements.remove(0),
+    match statements {
+        Statements {
+            first: Some(statement),
+            count: 1,
+        } => Ok(Parsed {
+            statement,
             facts,
             reading,
             summarizes,
         }),
-        count => Err(Rejection::new(
+        Statements { count: 0, .. } | Statements { first: None, .. } => {
+            Err(Rejection::new(RejectKind::Empty, dialect))
+        }
+        Statements { count, .. } => Err(Rejection::new(
             RejectKind::MultipleStatements { count },
             dialect,
         )),
     }
+}
+
+/// What the text holds: its first statement, and how many there are.
+struct Statements {
+    first: Option<Box<Statement>>,
+    count: usize,
 }
 
 /// Every statement in `tokens`, reading every token: what follows a statement must be a
@@ -266,13 +279,16 @@ fn parse_tokens(
     tokens: Vec<TokenWithSpan>,
     dialect: SqlDialect,
     policy: &Policy,
-) -> Result<Vec<Statement>, ParserError> {
+) -> Result<Statements, ParserError> {
     let mut parser = Parser::new(dialect.parser_dialect())
         .with_recursion_limit(policy.max_nesting)
         .with_tokens_with_locations(tokens);
-    let mut statements = Vec::new();
+    let mut statements = Statements {
+        first: None,
+        count: 0,
+    };
     loop {
-        let mut delimited = statements.is_empty();
+        let mut delimited = statements.count == 0;
         while parser.consume_token(&Token::SemiColon) {
             delimited = true;
         }
@@ -282,7 +298,13 @@ fn parse_tokens(
         if !delimited {
             return parser.expected("the end of the statement", parser.peek_token());
         }
-        statements.push(parser.parse_statement()?);
+        // Every statement is parsed (one that does not parse is the error to report), but
+        // only the first is kept: more than one is refused.
+        let statement = parser.parse_statement()?;
+        if statements.first.is_none() {
+            statements.first = Some(Box::new(statement));
+        }
+        statements.count += 1;
     }
 }
 

@@ -54,7 +54,7 @@ impl Tally {
             return Ok(());
         };
         let parsed = parse_one(sql, dialect, &policy).map_err(|e| e.to_string())?;
-        let tree = parsed.statement;
+        let tree = *parsed.statement;
         let (text, start) = significant_text(sql, &parsed.facts);
         let (read, analysed, start) = match &parsed.reading {
             Reading::AsWritten => (text.to_owned(), text.to_owned(), start),
