@@ -15,8 +15,8 @@ pub(crate) fn kpi_svg(title: &str, data: &ChartData, width: u32, height: u32) ->
     let color = series.map_or(PALETTE[0], |s| s.color.as_str());
     let cx = width / 2;
     // Big, but inside the card with room to spare: in Roboto a digit is about 0.6 em; the
-    // number takes at most 70% of the width there, so a fallback font up to 40% wider
-    // (Arial's bold digits are about 0.56 em, a wide serif's 0.7) still fits.
+    // number takes at most 70% of the width there, and the renderer draws it at Roboto's
+    // width whatever font the browser picks (`fit_text`).
     let chars = u32::try_from(value.chars().count())
         .unwrap_or(u32::MAX)
         .max(1);

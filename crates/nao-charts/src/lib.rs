@@ -59,6 +59,7 @@
 #![forbid(unsafe_code)]
 
 mod escape;
+mod fit_text;
 mod kpi;
 mod render;
 mod story_html;

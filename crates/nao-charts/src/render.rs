@@ -7,6 +7,7 @@ use charts_rs::{
 use nao_core::chart::{AxisType, ChartData, ChartSpec, ChartSpecError, ChartType, XValue};
 
 use crate::QueryResult;
+use crate::fit_text::fit_text;
 use crate::kpi::kpi_svg;
 use crate::ticks::NiceAxis;
 use crate::time_axis::epoch_seconds;
@@ -35,13 +36,14 @@ pub enum ChartError {
 }
 
 /// The fonts chart text asks for, first to last: charts-rs lays text out with Roboto's metrics
-/// (it embeds Roboto to measure), and a browser without Roboto takes the next, of similar
-/// width, rather than its default serif.
+/// (it embeds Roboto to measure), and a browser without Roboto takes the next rather than its
+/// default serif, drawn at Roboto's widths ([`fit_text`]).
 pub(crate) const FONT_STACK: &str = "Roboto, 'Helvetica Neue', Arial, sans-serif";
 
-/// charts-rs writes `font-family="Roboto"` alone: the stack instead.
-fn with_font_fallbacks(svg: String) -> String {
-    svg.replace(
+/// charts-rs's SVG as nao-charts hands it out: its text sized to the widths it was laid out
+/// for ([`fit_text`]), and the font stack where charts-rs writes `font-family="Roboto"` alone.
+fn finished(svg: String) -> String {
+    fit_text(&svg).replace(
         "font-family=\"Roboto\"",
         &format!("font-family=\"{FONT_STACK}\""),
     )
@@ -210,11 +212,16 @@ pub fn render_svg(spec: &ChartSpec, result: &QueryResult) -> Result<String, Char
                 );
             }
             $chart.series.colors = colors.clone();
-            $chart.svg().map(with_font_fallbacks).map_err(render_error)
+            $chart.svg().map(finished).map_err(render_error)
         }};
     }
     match kind {
-        ChartType::KpiCard => Ok(kpi_svg(&spec.title, &data, SVG_WIDTH / 2, SVG_HEIGHT / 2)),
+        ChartType::KpiCard => Ok(fit_text(&kpi_svg(
+            &spec.title,
+            &data,
+            SVG_WIDTH / 2,
+            SVG_HEIGHT / 2,
+        ))),
         ChartType::Bar | ChartType::StackedBar => {
             let mut chart = BarChart::new(series(kind.is_stacked(), false), labels);
             chart.x_axis.label_overflow = overflow;
@@ -276,7 +283,7 @@ pub fn render_svg(spec: &ChartSpec, result: &QueryResult) -> Result<String, Char
             chart.height = h;
             chart.title.text = spec.title.clone();
             chart.series.colors = colors;
-            chart.svg().map(with_font_fallbacks).map_err(render_error)
+            chart.svg().map(finished).map_err(render_error)
         }
         ChartType::Scatter if spec.x_axis_type == AxisType::Date => {
             // charts-rs's scatter axis writes numbers only: dates are the points of a line

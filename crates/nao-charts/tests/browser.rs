@@ -1,7 +1,8 @@
 //! Charts and a story in a real browser: headless Chromium loads every chart type's SVG and a
 //! story page, and a script in the page measures what it drew: no script errors, every chart
 //! drawn at a non-zero size with marks of a non-zero size, no text outside its chart (or the
-//! KPI number outside its card), no story content wider than the page. Each chart and the
+//! KPI number outside its card), every text drawn at the width charts-rs laid it out for (also
+//! when a wider font than Roboto draws it), no story content wider than the page. Each chart and the
 //! story are also saved as PNG screenshots in `target/tmp/nao-charts-browser/` for a person to
 //! look at.
 //!
@@ -35,7 +36,8 @@ window.addEventListener('load', () => {
   for (const svg of document.querySelectorAll('svg')) {
     const box = svg.getBoundingClientRect();
     const chart = { id: svg.closest('[data-kind]')?.dataset.kind ?? 'story', width: box.width,
-      height: box.height, marks: 0, outside: [] };
+      height: box.height, marks: 0, outside: [], unfitted: [], texts: 0, fitted: 0,
+      widest: 0 };
     for (const mark of svg.querySelectorAll('rect, path, circle, polyline, line')) {
       const b = mark.getBoundingClientRect();
       if (b.width > 0 || b.height > 0) chart.marks += 1;
@@ -43,8 +45,25 @@ window.addEventListener('load', () => {
     for (const text of svg.querySelectorAll('text')) {
       const content = text.textContent.trim();
       if (!content) continue;
+      chart.texts += 1;
+      const want = parseFloat(text.getAttribute('textLength'));
+      if (want > 0) {
+        // Drawn at the width the layout gave it, whatever the font: and how wide the font
+        // would have drawn it unfitted.
+        chart.fitted += 1;
+        const drawn = text.getBBox().width;
+        if (Math.abs(drawn - want) > Math.max(2, want * 0.06)) {
+          chart.unfitted.push({ text: content, want, drawn });
+        }
+        text.removeAttribute('textLength');
+        chart.widest = Math.max(chart.widest, text.getComputedTextLength() / want);
+        text.setAttribute('textLength', want);
+      }
+      // Chromium's box of a text is a pixel wider than its advance (30.36 px of "150k" at
+      // 14 px in a 31.36 px box), and charts-rs sets an end label flush with the chart's
+      // edge: up to one and a half pixels past the edge is that box, not text.
       const b = text.getBoundingClientRect();
-      if (b.width <= 0 || b.left < box.left - 1 || b.right > box.right + 1 ||
+      if (b.width <= 0 || b.left < box.left - 1.5 || b.right > box.right + 1.5 ||
           b.top < box.top - 1 || b.bottom > box.bottom + 1) {
         chart.outside.push({ text: content, left: b.left - box.left, right: b.right - box.left,
           top: b.top - box.top, bottom: b.bottom - box.top, width: box.width, height: box.height });
@@ -240,6 +259,17 @@ async fn every_chart_and_a_story_render_in_chromium() {
         format!("<!doctype html><html><body style=\"margin:0\">{figures}{MEASURE}</body></html>"),
     )
     .unwrap();
+    // The same charts on a machine whose sans-serif is wider than the Roboto charts-rs lays
+    // text out with: DejaVu Sans (Debian's default, installed with Chromium) for every text.
+    let wide_font = dir.join("charts-wide-font.html");
+    std::fs::write(
+        &wide_font,
+        format!(
+            "<!doctype html><html><head><style>svg text {{ font-family: 'DejaVu Sans' \
+             !important }}</style></head><body style=\"margin:0\">{figures}{MEASURE}</body></html>"
+        ),
+    )
+    .unwrap();
 
     let story = StoryVersion::new(
         1,
@@ -267,27 +297,47 @@ async fn every_chart_and_a_story_render_in_chromium() {
     )
     .unwrap();
 
-    // The measurements.
-    let charts = measured(&browser, &profile, &harness);
-    assert_eq!(
-        charts["errors"],
-        json!([]),
-        "script errors in the charts page"
-    );
-    let drawn = charts["charts"].as_array().unwrap();
-    assert_eq!(drawn.len(), pages.len(), "one SVG per chart: {charts}");
-    for chart in drawn {
-        let id = chart["id"].as_str().unwrap();
-        assert!(
-            chart["width"].as_f64().unwrap() > 0.0 && chart["height"].as_f64().unwrap() > 0.0,
-            "{id} has no size: {chart}"
-        );
-        assert!(
-            chart["marks"].as_u64().unwrap() > 0,
-            "{id} drew no mark: {chart}"
-        );
-        assert_eq!(chart["outside"], json!([]), "{id}: text outside the chart");
+    // The measurements, in the fonts this machine picks from the stack, then in a wide one.
+    let mut widest = 0.0_f64;
+    for page in [&harness, &wide_font] {
+        let charts = measured(&browser, &profile, page);
+        let page = page.display();
+        assert_eq!(charts["errors"], json!([]), "script errors in {page}");
+        let drawn = charts["charts"].as_array().unwrap();
+        assert_eq!(drawn.len(), pages.len(), "one SVG per chart: {charts}");
+        for chart in drawn {
+            let id = chart["id"].as_str().unwrap();
+            assert!(
+                chart["width"].as_f64().unwrap() > 0.0 && chart["height"].as_f64().unwrap() > 0.0,
+                "{id} has no size: {chart}"
+            );
+            assert!(
+                chart["marks"].as_u64().unwrap() > 0,
+                "{id} drew no mark: {chart}"
+            );
+            assert_eq!(
+                chart["outside"],
+                json!([]),
+                "{id}, {page}: text outside the chart"
+            );
+            assert_eq!(
+                chart["fitted"], chart["texts"],
+                "{id}, {page}: every text sized to its layout: {chart}"
+            );
+            assert_eq!(
+                chart["unfitted"],
+                json!([]),
+                "{id}, {page}: text not at its width"
+            );
+            widest = widest.max(chart["widest"].as_f64().unwrap());
+        }
     }
+    // The check means something: unfitted, the wide font would draw some text well past the
+    // width it was laid out for.
+    assert!(
+        widest > 1.05,
+        "no text would have been drawn wider than laid out ({widest:.3}x)"
+    );
     let story = measured(&browser, &profile, &story_measured);
     assert_eq!(story["errors"], json!([]), "script errors in the story");
     let story_charts = story["charts"].as_array().unwrap();
