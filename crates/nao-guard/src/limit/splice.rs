@@ -167,6 +167,12 @@ pub(crate) fn plan(statement: &Statement, text: &str, dialect: SqlDialect, cap: 
             None => wrap(query, dialect, text),
         };
     }
+    if ends_with_lateral_view_without_columns(&query.body) {
+        // `… LATERAL VIEW explode(arr) e` may go on with column names, `AS` optional in
+        // sqlparser and in Spark's grammar: an appended `LIMIT n` would read as the column
+        // `LIMIT` and a stray number (found by the fuzz target).
+        return wrap(query, dialect, text);
+    }
     if ends_with_all_keyword(text) {
         // sqlparser reads a bare `LIMIT ALL` as no limit clause at all; a clause appended
         // after it would be a second limit, which PostgreSQL's grammar refuses.
@@ -208,6 +214,19 @@ fn has_final_clause(query: &Query) -> bool {
         || query.format_clause.is_some()
         || query.settings.is_some()
         || !query.locks.is_empty()
+}
+
+/// Whether the last SELECT of `body` ends its FROM with a `LATERAL VIEW` that names no
+/// columns (what follows it, if anything, is not checked: wrapping is sound either way).
+fn ends_with_lateral_view_without_columns(body: &SetExpr) -> bool {
+    match body {
+        SetExpr::Select(select) => select
+            .lateral_views
+            .last()
+            .is_some_and(|view| view.lateral_col_alias.is_empty()),
+        SetExpr::SetOperation { right, .. } => ends_with_lateral_view_without_columns(right),
+        _ => false,
+    }
 }
 
 /// Whether the text ends with the words `LIMIT ALL` (blanks between them), which sqlparser
