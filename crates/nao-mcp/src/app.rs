@@ -11,6 +11,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio_util::sync::CancellationToken;
 
 use crate::McpServer;
+use crate::auth::BearerToken;
 use crate::options::{Options, Transport};
 use crate::redact::{redact_url, scrub};
 
@@ -34,6 +35,13 @@ pub enum ServeError {
         /// What is wrong (never the key).
         message: String,
     },
+    /// The bearer token file could not be read or holds no usable token.
+    AuthToken {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong (never the token).
+        message: String,
+    },
 }
 
 impl std::fmt::Display for ServeError {
@@ -45,6 +53,9 @@ impl std::fmt::Display for ServeError {
             ServeError::Transport(message) => write!(f, "transport error: {message}"),
             ServeError::MaskKey { path, message } => {
                 write!(f, "masking key file {}: {message}", path.display())
+            }
+            ServeError::AuthToken { path, message } => {
+                write!(f, "bearer token file {}: {message}", path.display())
             }
         }
     }
@@ -227,6 +238,29 @@ fn read_mask_key(path: &std::path::Path) -> Result<MaskKey, ServeError> {
     key.map_err(|e| error(e.to_string()))
 }
 
+/// The token HTTP requests must present: from `--auth-token-env` (read when the options were
+/// parsed) or `--auth-token-file` (read now), never both.
+pub fn bearer_token(options: &Options) -> Result<Option<BearerToken>, ServeError> {
+    match (&options.auth_token, &options.auth_token_file) {
+        (Some(_), Some(path)) => Err(ServeError::AuthToken {
+            path: path.clone(),
+            message: "give the token once: --auth-token-env or --auth-token-file".into(),
+        }),
+        (Some(token), None) => Ok(Some(token.clone())),
+        (None, Some(path)) => {
+            let error = |message: String| ServeError::AuthToken {
+                path: path.clone(),
+                message,
+            };
+            let text = std::fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
+            BearerToken::new(&text).map(Some).ok_or_else(|| {
+                error("holds no usable token (printable ASCII without spaces)".into())
+            })
+        }
+        (None, None) => Ok(None),
+    }
+}
+
 /// The server the options describe: the SQL tools over the opened databases.
 pub async fn build_server(options: &Options) -> Result<McpServer, ServeError> {
     let databases = open_databases(options).await?;
@@ -269,13 +303,22 @@ pub async fn serve(
         }
         #[cfg(feature = "http")]
         Transport::Http(addr) => {
-            let config = crate::http::HttpConfig::default()
+            let mut config = crate::http::HttpConfig::default()
                 .with_max_request_bytes(options.max_request_bytes)
                 .with_max_sessions(options.max_sessions)
                 .with_session_idle_timeout(options.session_idle_timeout)
                 .with_max_connections(options.max_connections)
                 .with_drain_timeout(options.drain_timeout)
-                .with_allowed_origins(options.allowed_origins.iter().cloned());
+                .with_allowed_origins(options.allowed_origins.iter().cloned())
+                .with_allowed_hosts(options.allowed_hosts.iter().cloned());
+            if let Some(token) = bearer_token(options)? {
+                config = config.with_bearer_token(token);
+            } else if !addr.ip().is_loopback() {
+                tracing::warn!(
+                    "serving {addr} without a bearer token: anyone who reaches the port can \
+                     query the databases (--auth-token-env or --auth-token-file)"
+                );
+            }
             crate::http::serve_http(server, *addr, &config, shutdown).await
         }
         #[cfg(not(feature = "http"))]

@@ -65,6 +65,7 @@
 #![forbid(unsafe_code)]
 
 pub mod app;
+pub mod auth;
 pub mod drain;
 #[cfg(feature = "http")]
 pub mod http;

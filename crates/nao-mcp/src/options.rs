@@ -103,6 +103,13 @@ TRANSPORT:
                              https://app.example.com or http://host:*). Loopback origins are
                              always accepted; any other Origin gets 403, as does a Host that
                              is not localhost, 127.0.0.1 or ::1 (DNS rebinding).
+    --allow-host HOST        HTTP: also accept requests whose Host is HOST, with or without a
+                             port (repeatable; e.g. mcp.example.com or 10.0.0.5:8080): the
+                             names clients use when the server listens beyond loopback.
+    --auth-token-env VAR     HTTP: every request must send `Authorization: Bearer <token>`,
+                             the token being the value of the environment variable VAR;
+                             others get 401. Use it whenever --http listens beyond loopback.
+    --auth-token-file PATH   HTTP: the same, the token read from the file PATH.
     --max-connections N      HTTP: most open connections (default 1024). Beyond it new
                              connections wait in the system's queue until one closes. A
                              connection must send its request headers within 10 s and its
@@ -179,6 +186,12 @@ pub struct Options {
     pub session_idle_timeout: Duration,
     /// HTTP: browser origins accepted beyond the loopback ones (`scheme://host:port`).
     pub allowed_origins: Vec<String>,
+    /// HTTP: `Host` names accepted beyond the loopback ones.
+    pub allowed_hosts: Vec<String>,
+    /// HTTP: the token every request must present (`--auth-token-env`).
+    pub auth_token: Option<crate::auth::BearerToken>,
+    /// HTTP: the file the token is read from when the server starts (`--auth-token-file`).
+    pub auth_token_file: Option<PathBuf>,
     /// HTTP: the most open connections.
     pub max_connections: usize,
     /// How long a shutdown lets running calls finish before cancelling them.
@@ -260,6 +273,9 @@ impl Default for Options {
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            auth_token: None,
+            auth_token_file: None,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             allow_privileged: false,
@@ -376,6 +392,33 @@ impl Options {
                 "--allow-origin" => {
                     let origin = origin(&value("--allow-origin")?)?;
                     options.allowed_origins.push(origin);
+                }
+                "--allow-host" => {
+                    let host = value("--allow-host")?;
+                    let plain =
+                        !host.is_empty() && !host.contains(['/', '?', '#', '@', ' ', ',', '*']);
+                    if !plain {
+                        return Err(UsageError(format!(
+                            "--allow-host wants a host name like mcp.example.com or \
+                             10.0.0.5:8080, got {}",
+                            shown(&host)
+                        )));
+                    }
+                    options.allowed_hosts.push(host);
+                }
+                "--auth-token-env" => {
+                    let name = value("--auth-token-env")?;
+                    let token = env(&name).and_then(|t| crate::auth::BearerToken::new(&t));
+                    options.auth_token = Some(token.ok_or_else(|| {
+                        UsageError(format!(
+                            "--auth-token-env: the environment variable {} is not set, or \
+                             holds no usable token (printable ASCII without spaces)",
+                            shown(&name)
+                        ))
+                    })?);
+                }
+                "--auth-token-file" => {
+                    options.auth_token_file = Some(value("--auth-token-file")?.into());
                 }
                 "--max-connections" => {
                     let n = number(&value("--max-connections")?, "--max-connections")?;
@@ -699,6 +742,45 @@ mod tests {
         assert_eq!(options.max_spill, 1_000_000_000);
         assert_eq!(options.result_budget, 64 << 20);
         assert!(options.duckdb_in_process);
+    }
+
+    #[test]
+    fn auth_token_and_allowed_hosts() {
+        let env = |name: &str| (name == "NAO_TOKEN").then(|| "t0ken-value\n".to_owned());
+        let options = Options::parse(
+            [
+                "--demo",
+                "--http",
+                "0.0.0.0:8080",
+                "--auth-token-env",
+                "NAO_TOKEN",
+                "--allow-host",
+                "mcp.example.com",
+                "--allow-host",
+                "10.0.0.5:8080",
+            ],
+            env,
+        )
+        .unwrap();
+        let token = options.auth_token.as_ref().unwrap();
+        assert!(token.authorizes(Some(b"Bearer t0ken-value")));
+        assert_eq!(options.allowed_hosts, ["mcp.example.com", "10.0.0.5:8080"]);
+        assert!(!format!("{options:?}").contains("t0ken-value"));
+
+        let missing = Options::parse(["--demo", "--auth-token-env", "NAO_UNSET"], env).unwrap_err();
+        assert!(
+            missing.0.contains("NAO_UNSET") && missing.0.contains("is not set"),
+            "{missing}"
+        );
+        for bad in ["", "https://mcp.example.com", "a b", "*.example.com"] {
+            let error = parse(&["--demo", "--allow-host", bad]).unwrap_err();
+            assert!(error.0.contains("--allow-host"), "{bad}: {error}");
+        }
+        let file = parse(&["--demo", "--auth-token-file", "/etc/nao/token"]).unwrap();
+        assert_eq!(
+            file.auth_token_file.as_deref(),
+            Some("/etc/nao/token".as_ref())
+        );
     }
 
     #[test]

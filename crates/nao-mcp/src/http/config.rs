@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::auth::BearerToken;
 use crate::options::{
     DEFAULT_DRAIN_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REQUEST_BYTES,
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
@@ -14,6 +15,9 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Default for [`HttpConfig::with_body_read_timeout`]: a 4 MiB body at a slow 1 Mbit/s.
 pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// `Host` names always accepted: this machine, on any port.
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
 /// Browser origins always accepted: pages served from this machine, on any port.
 const LOOPBACK_ORIGINS: [&str; 6] = [
@@ -38,10 +42,12 @@ const LOOPBACK_ORIGINS: [&str; 6] = [
 /// assert_eq!(config.max_sessions(), 20);
 /// ```
 ///
-/// Requests are refused with 403 when their `Host` is not `localhost`, `127.0.0.1` or `::1`
-/// (any port: a DNS-rebinding page names its own host), or when they carry an `Origin` that is
+/// Requests are refused with 403 when their `Host` is not `localhost`, `127.0.0.1`, `::1` (any
+/// port: a DNS-rebinding page names its own host) or one of
+/// [`with_allowed_hosts`](Self::with_allowed_hosts), or when they carry an `Origin` that is
 /// neither a loopback origin nor one of [`with_allowed_origins`](Self::with_allowed_origins).
-/// Requests without `Origin` (clients that are not browsers) pass.
+/// Requests without `Origin` (clients that are not browsers) pass. With
+/// [`with_bearer_token`](Self::with_bearer_token), a request without the token gets 401 first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct HttpConfig {
@@ -49,6 +55,8 @@ pub struct HttpConfig {
     max_sessions: usize,
     session_idle_timeout: Duration,
     allowed_origins: Vec<String>,
+    allowed_hosts: Vec<String>,
+    bearer_token: Option<BearerToken>,
     max_connections: usize,
     header_read_timeout: Duration,
     body_read_timeout: Duration,
@@ -62,6 +70,8 @@ impl Default for HttpConfig {
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            bearer_token: None,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
@@ -105,6 +115,26 @@ impl HttpConfig {
         origins: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
         self.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// `Host` names accepted besides the loopback ones, with or without a port
+    /// (`mcp.example.com`, `10.0.0.5:8080`): the names clients reach this server by when it
+    /// listens beyond loopback. Any other `Host` gets 403.
+    #[must_use]
+    pub fn with_allowed_hosts(
+        mut self,
+        hosts: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.allowed_hosts = hosts.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Every request must carry `Authorization: Bearer <token>` (see [`crate::auth`]); one
+    /// without it, or with another token, gets 401 before anything else is read.
+    #[must_use]
+    pub fn with_bearer_token(mut self, token: BearerToken) -> Self {
+        self.bearer_token = Some(token);
         self
     }
 
@@ -173,6 +203,20 @@ impl HttpConfig {
     /// How long a session may stay idle.
     pub fn session_idle_timeout(&self) -> Duration {
         self.session_idle_timeout
+    }
+
+    /// Every accepted `Host` name: the loopback ones, then the allowed ones.
+    pub fn hosts(&self) -> Vec<String> {
+        LOOPBACK_HOSTS
+            .iter()
+            .map(|host| (*host).to_owned())
+            .chain(self.allowed_hosts.iter().cloned())
+            .collect()
+    }
+
+    /// The token every request must present, if any.
+    pub fn bearer_token(&self) -> Option<&BearerToken> {
+        self.bearer_token.as_ref()
     }
 
     /// Every accepted origin: the loopback ones, then the allowed ones.

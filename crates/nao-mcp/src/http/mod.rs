@@ -3,9 +3,10 @@
 //! Sessions are bounded ([`HttpConfig::with_max_sessions`]: a full server answers a new
 //! `initialize` with 503 and never evicts a session to make room) and closed when idle
 //! ([`HttpConfig::with_session_idle_timeout`]; a session with a call running is not idle), so
-//! a client looping on `initialize` cannot grow the server without bound. Requests whose
-//! `Host` is not a loopback name (DNS rebinding) or whose `Origin` is present and not allowed
-//! (a web page in the user's browser) get 403.
+//! a client looping on `initialize` cannot grow the server without bound. With a bearer token
+//! ([`HttpConfig::with_bearer_token`]) a request without it gets 401 before anything else;
+//! requests whose `Host` is neither a loopback name nor an allowed one (DNS rebinding) or whose
+//! `Origin` is present and not allowed (a web page in the user's browser) get 403.
 //!
 //! Connections are bounded too: at most [`HttpConfig::with_max_connections`] are open (the
 //! rest wait in the listen queue), each must send its request head within
@@ -48,6 +49,7 @@ use throttle::ThrottledLog;
 
 use crate::McpServer;
 use crate::app::ServeError;
+use crate::auth::BearerToken;
 use crate::drain::Drain;
 
 /// The path of the MCP endpoint.
@@ -110,7 +112,8 @@ pub async fn serve_listener(
         .with_cancellation_token(sessions_end.clone())
         .with_sse_retry(Some(SSE_RETRY))
         .with_max_request_body_bytes(config.max_request_bytes())
-        .with_allowed_origins(config.origins());
+        .with_allowed_origins(config.origins())
+        .with_allowed_hosts(config.hosts());
     let endpoint = Arc::new(Endpoint {
         service: StreamableHttpService::new(
             move || Ok(server.for_session()),
@@ -118,6 +121,7 @@ pub async fn serve_listener(
             rmcp_config,
         ),
         sessions,
+        bearer_token: config.bearer_token().cloned(),
         max_request_bytes: config.max_request_bytes(),
         body_read_timeout: config.body_read_timeout(),
         drain: drain.clone(),
@@ -268,6 +272,7 @@ type McpService = StreamableHttpService<McpServer, BoundedSessions>;
 struct Endpoint {
     service: McpService,
     sessions: Arc<BoundedSessions>,
+    bearer_token: Option<BearerToken>,
     max_request_bytes: usize,
     body_read_timeout: Duration,
     drain: Drain,
@@ -282,6 +287,15 @@ impl Endpoint {
         self: Arc<Self>,
         request: Request<Incoming>,
     ) -> Result<HttpResponse, Infallible> {
+        if let Some(token) = &self.bearer_token {
+            let presented = request
+                .headers()
+                .get(hyper::header::AUTHORIZATION)
+                .map(|value| value.as_bytes());
+            if !token.authorizes(presented) {
+                return Ok(unauthorized());
+            }
+        }
         if request.uri().path() != ENDPOINT {
             return Ok(text_response(
                 StatusCode::NOT_FOUND,
@@ -357,6 +371,20 @@ impl hyper::body::Body for SlotBody {
     fn size_hint(&self) -> hyper::body::SizeHint {
         self.body.size_hint()
     }
+}
+
+/// The answer to a request without the server's bearer token.
+fn unauthorized() -> HttpResponse {
+    let mut response = text_response(
+        StatusCode::UNAUTHORIZED,
+        "unauthorized: this server wants `Authorization: Bearer <token>` with the token it was \
+         started with\n",
+    );
+    response.headers_mut().insert(
+        hyper::header::WWW_AUTHENTICATE,
+        hyper::header::HeaderValue::from_static("Bearer realm=\"nao-mcp\""),
+    );
+    response
 }
 
 /// A plain-text response.
