@@ -16,7 +16,11 @@ pub(crate) struct SseTooLong {
 }
 
 /// Splits a byte stream into events; holds at most `max_line` bytes of an unfinished line and
-/// `max_line` bytes of event data.
+/// `max_line` bytes of event data. Lines end with CRLF, LF or a bare CR, and a byte order mark
+/// opening the stream is skipped, as the event-stream format says.
+///
+/// Hand-written rather than an SSE crate's: the bounds on a line and on an event's data are
+/// what keeps a misbehaving server from growing the client's memory.
 #[derive(Debug)]
 pub(crate) struct SseDecoder {
     buf: Vec<u8>,
@@ -25,7 +29,15 @@ pub(crate) struct SseDecoder {
     data: String,
     has_data: bool,
     max_line: usize,
+    /// Whether the stream's first bytes have been looked at for a byte order mark.
+    past_bom: bool,
+    /// Whether the last line ended with a CR at the end of a chunk: a LF opening the next
+    /// chunk belongs to it.
+    after_cr: bool,
 }
+
+/// UTF-8's byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 impl SseDecoder {
     pub(crate) fn new(max_line: usize) -> Self {
@@ -36,24 +48,49 @@ impl SseDecoder {
             data: String::new(),
             has_data: false,
             max_line,
+            past_bom: false,
+            after_cr: false,
         }
     }
 
     /// Feeds a chunk, appending the events it completes to `out`.
     pub(crate) fn push(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseTooLong> {
+        let mut chunk = chunk;
+        if self.after_cr && !chunk.is_empty() {
+            chunk = chunk.strip_prefix(b"\n").unwrap_or(chunk);
+            self.after_cr = false;
+        }
         self.buf.extend_from_slice(chunk);
+        if !self.past_bom {
+            if self.buf.len() < BOM.len() && BOM.starts_with(&self.buf) {
+                // Maybe the start of a byte order mark: wait for the rest.
+                return Ok(());
+            }
+            if self.buf.starts_with(BOM) {
+                self.buf.drain(..BOM.len());
+            }
+            self.past_bom = true;
+            self.scanned = 0;
+        }
         let mut start = 0;
         let mut from = self.scanned;
-        while let Some(offset) = self.buf[from..].iter().position(|&b| b == b'\n') {
+        while let Some(offset) = self.buf[from..]
+            .iter()
+            .position(|&b| b == b'\n' || b == b'\r')
+        {
             let end = from + offset;
-            let mut line = &self.buf[start..end];
-            if let Some(stripped) = line.strip_suffix(b"\r") {
-                line = stripped;
-            }
-            let line = String::from_utf8_lossy(line).into_owned();
+            let line = String::from_utf8_lossy(&self.buf[start..end]).into_owned();
             self.line(&line, out)?;
-            start = end + 1;
-            from = start;
+            let mut next = end + 1;
+            if self.buf[end] == b'\r' {
+                match self.buf.get(next) {
+                    Some(b'\n') => next += 1,
+                    Some(_) => {}
+                    None => self.after_cr = true,
+                }
+            }
+            start = next;
+            from = next;
         }
         self.buf.drain(..start);
         self.scanned = self.buf.len();
@@ -154,6 +191,40 @@ mod tests {
         let mut decoder = SseDecoder::new(8);
         let many = b"data: 01234\ndata: 56789\n";
         assert!(decoder.push(many, &mut out).is_err());
+    }
+
+    #[test]
+    fn lines_end_with_crlf_lf_or_a_bare_cr_even_split_across_chunks() {
+        let bare_cr = decode(&[b"event: a\rdata: 1\r\rdata: 2\r\r"]);
+        assert_eq!(bare_cr.len(), 2, "{bare_cr:?}");
+        assert_eq!(
+            (bare_cr[0].event.as_str(), bare_cr[0].data.as_str()),
+            ("a", "1")
+        );
+        assert_eq!(bare_cr[1].data, "2");
+        // A CRLF cut between its two bytes is one line end, not two (which would end the
+        // event early and start an empty line).
+        let split = decode(&[b"data: 1\r", b"\ndata: 2\r", b"\n\r", b"\n", b"data: 3\n\n"]);
+        assert_eq!(split.len(), 2, "{split:?}");
+        assert_eq!(split[0].data, "1\n2");
+        assert_eq!(split[1].data, "3");
+        let empty_chunks = decode(&[b"data: 1\r", b"", b"\n\n"]);
+        assert_eq!(empty_chunks.len(), 1, "{empty_chunks:?}");
+        assert_eq!(empty_chunks[0].data, "1");
+    }
+
+    #[test]
+    fn a_byte_order_mark_opening_the_stream_is_skipped() {
+        let whole = decode(&[b"\xEF\xBB\xBFevent: ping\ndata: 1\n\n"]);
+        assert_eq!(whole.len(), 1);
+        assert_eq!(whole[0].event, "ping");
+        let split = decode(&[b"\xEF", b"\xBB", b"\xBFevent: ping\ndata: 1\n\n"]);
+        assert_eq!(split, whole);
+        // Only at the start: later it is part of a value.
+        let later = decode(&[b"data: \xEF\xBB\xBFx\n\n"]);
+        assert_eq!(later[0].data, "\u{feff}x");
+        // A stream of nothing but a partial mark ends cleanly.
+        assert_eq!(decode(&[b"\xEF\xBB"]), []);
     }
 
     #[test]
