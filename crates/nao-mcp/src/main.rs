@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use nao_mcp::app;
 use nao_mcp::options::{Options, USAGE};
 use tokio_util::sync::CancellationToken;
-use tracing_subscriber::filter::LevelFilter;
+use tracing_subscriber::EnvFilter;
 
 /// jemalloc with background threads purges freed pages within seconds, so the memory of
 /// evicted HTTP sessions goes back to the system; glibc malloc kept it (measured by
@@ -110,19 +110,25 @@ async fn cancel_on_signal(shutdown: CancellationToken) {
     shutdown.cancel();
 }
 
-/// Logs to stderr: stdout carries the protocol in stdio mode.
+/// Logs to stderr: stdout carries the protocol in stdio mode. `RUST_LOG`, when set, chooses
+/// what is logged (`RUST_LOG=nao_mcp=debug,rmcp=warn`); else `--log-level` does. A `RUST_LOG`
+/// that does not parse is said so, and `--log-level` applies.
 fn init_logs(level: &str) {
-    let filter = match level {
-        "off" => LevelFilter::OFF,
-        "error" => LevelFilter::ERROR,
-        "warn" => LevelFilter::WARN,
-        "debug" => LevelFilter::DEBUG,
-        "trace" => LevelFilter::TRACE,
-        _ => LevelFilter::INFO,
+    let from_env = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|directives| !directives.trim().is_empty())
+        .map(|directives| EnvFilter::try_new(&directives).map_err(|e| (directives, e)));
+    let (filter, bad_env) = match from_env {
+        Some(Ok(filter)) => (filter, None),
+        Some(Err(bad)) => (EnvFilter::new(level), Some(bad)),
+        None => (EnvFilter::new(level), None),
     };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_max_level(filter)
+        .with_env_filter(filter)
         .with_ansi(false)
         .init();
+    if let Some((directives, error)) = bad_env {
+        tracing::warn!(%error, "RUST_LOG={directives:?} does not parse; logging at --log-level {level}");
+    }
 }

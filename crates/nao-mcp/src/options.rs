@@ -120,6 +120,7 @@ TRANSPORT:
 
 OTHER:
     --log-level LEVEL        error, warn, info (default), debug or trace; logs go to stderr.
+                             RUST_LOG, when set, chooses instead (e.g. nao_mcp=debug,rmcp=warn).
     -h, --help               Print this help.
     -V, --version            Print the version.
 ";
