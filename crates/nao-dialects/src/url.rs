@@ -205,23 +205,19 @@ pub(crate) async fn open_blocking<D: Dialect>(
 /// read it).
 #[cfg_attr(not(any(feature = "postgres", feature = "mysql")), allow(dead_code))]
 pub(crate) fn percent_decode(text: &str) -> Result<String, String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or("a malformed %-escape in a URL parameter")?;
-            out.push(hex);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+    // percent-encoding keeps a malformed escape as written; libpq refuses it, and so does this.
+    let malformed = text.match_indices('%').any(|(at, _)| {
+        !text
+            .get(at + 1..at + 3)
+            .is_some_and(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()))
+    });
+    if malformed {
+        return Err("a malformed %-escape in a URL parameter".to_owned());
     }
-    String::from_utf8(out).map_err(|_| "a URL parameter is not UTF-8 after %-decoding".to_owned())
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8()
+        .map(std::borrow::Cow::into_owned)
+        .map_err(|_| "a URL parameter is not UTF-8 after %-decoding".to_owned())
 }
 
 /// Reads a boolean URL parameter: `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off` (as libpq

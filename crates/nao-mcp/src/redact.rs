@@ -75,8 +75,9 @@ impl Redaction {
         };
         let mut all: Vec<String> = Vec::new();
         for secret in secrets {
-            if let Ok(decoded) = percent_decode(&secret) {
-                all.push(decoded);
+            // Masked as written and as decoded (a malformed escape is kept as written).
+            if let Ok(decoded) = percent_encoding::percent_decode_str(&secret).decode_utf8() {
+                all.push(decoded.into_owned());
             }
             all.push(secret);
         }
@@ -251,24 +252,6 @@ fn has_unquoted_semicolon(text: &str) -> bool {
         }
     }
     false
-}
-
-/// Decodes `%XX` escapes; `Err` when one is malformed or the result is not UTF-8.
-fn percent_decode(text: &str) -> Result<String, ()> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3).ok_or(())?;
-            out.push(u8::from_str_radix(hex, 16).map_err(|_| ())?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).map_err(|_| ())
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Turns HTTP statuses, error bodies and transport failures into [`ProviderError`]s.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use nao_core::ProviderError;
 use reqwest::header::HeaderMap;
@@ -245,58 +245,17 @@ fn seconds(secs: f64) -> Option<Duration> {
     (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0 * 365.0)))
 }
 
-/// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form RFC 9110 requires.
+/// Parses an HTTP date: the IMF-fixdate RFC 9110 requires (`Sun, 06 Nov 1994 08:49:37 GMT`)
+/// and the two obsolete forms it asks recipients to read.
 pub(crate) fn parse_http_date(text: &str) -> Option<SystemTime> {
-    let mut parts = text.split_ascii_whitespace();
-    let _weekday = parts.next()?;
-    let day: u64 = parts.next()?.parse().ok()?;
-    let month = match parts.next()? {
-        "Jan" => 1,
-        "Feb" => 2,
-        "Mar" => 3,
-        "Apr" => 4,
-        "May" => 5,
-        "Jun" => 6,
-        "Jul" => 7,
-        "Aug" => 8,
-        "Sep" => 9,
-        "Oct" => 10,
-        "Nov" => 11,
-        "Dec" => 12,
-        _ => return None,
-    };
-    let year: u64 = parts.next()?.parse().ok()?;
-    let mut clock = parts.next()?.split(':').map(str::parse::<u64>);
-    let (h, m, s) = (
-        clock.next()?.ok()?,
-        clock.next()?.ok()?,
-        clock.next()?.ok()?,
-    );
-    if parts.next()? != "GMT" || !(1970..=9999).contains(&year) || !(1..=31).contains(&day) {
-        return None;
-    }
-    if h > 23 || m > 59 || s > 60 {
-        return None;
-    }
-    let days = days_from_civil(year, month, day);
-    Some(UNIX_EPOCH + Duration::from_secs(days * 86_400 + h * 3600 + m * 60 + s))
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(year: u64, month: u64, day: u64) -> u64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y / 400;
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    httpdate::parse_http_date(text.trim()).ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use reqwest::header::HeaderValue;
+    use std::time::UNIX_EPOCH;
 
     #[test]
     fn http_dates_parse() {
@@ -308,6 +267,9 @@ mod tests {
         assert_eq!(parse_http_date("Sun, 06 Nov 1994 08:49:37 PST"), None);
         assert_eq!(parse_http_date("yesterday"), None);
         assert_eq!(parse_http_date("Sun, 06 Foo 1994 08:49:37 GMT"), None);
+        // The obsolete forms RFC 9110 asks recipients to accept.
+        assert_eq!(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"), Some(at));
+        assert_eq!(parse_http_date("Sun Nov  6 08:49:37 1994"), Some(at));
     }
 
     #[test]

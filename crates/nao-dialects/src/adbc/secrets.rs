@@ -63,10 +63,9 @@ pub(super) fn is_secret_key(key: &str) -> bool {
 
 /// `%xx` escapes decoded (lossily), for secrets written percent-encoded in a URL.
 fn percent_decoded(value: &str) -> String {
-    url::form_urlencoded::parse(format!("v={}", value.replace('+', "%2B")).as_bytes())
-        .next()
-        .map(|(_, v)| v.into_owned())
-        .unwrap_or_else(|| value.to_owned())
+    percent_encoding::percent_decode_str(value)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 #[cfg(test)]

@@ -162,27 +162,11 @@ impl ClickHouseConfig {
 
 /// Percent-decodes a URL part (`+` stays `+`, as in a URL's user info and path); lossy on
 /// invalid UTF-8, which no header or database name could carry anyway. (The url crate leaves
-/// user info and path encoded and has no public decoder of its own.)
+/// user info and path encoded.)
 fn decode(part: &str) -> String {
-    let bytes = part.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%'
-            && let (Some(h), Some(l)) = (
-                bytes.get(i + 1).copied().and_then(hex),
-                bytes.get(i + 2).copied().and_then(hex),
-            )
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(part)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 #[cfg(test)]
