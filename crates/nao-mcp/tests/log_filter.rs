@@ -36,6 +36,9 @@ fn rust_log_chooses_what_is_logged_over_the_log_level() {
 #[test]
 fn a_rust_log_that_does_not_parse_is_reported_and_the_log_level_applies() {
     let stderr = logs(Some("nao_mcp=["), "debug");
-    assert!(stderr.contains("RUST_LOG=\"nao_mcp=[\" does not parse"), "{stderr}");
+    assert!(
+        stderr.contains("RUST_LOG=\"nao_mcp=[\" does not parse"),
+        "{stderr}"
+    );
     assert!(stderr.contains("SQLite's heap is capped"), "{stderr}");
 }
