@@ -5,7 +5,11 @@
 //!
 //! The shapes where a fixed cost per call or per batch shows run back to back, four calls a
 //! round: a small aggregate (a few milliseconds of engine work) and 100,000 rows of a plain
-//! `SELECT * … LIMIT` (issue 22's targets: execute_sql at most 1.05x raw on both).
+//! `SELECT * … LIMIT` (issue 22's targets: execute_sql at most 1.05x raw on both). The raw
+//! side drops each result at once, so its next result lands on the pages just freed, while
+//! execute_sql keeps every result in its store for paging, on fresh pages (page faults: about
+//! 4 MB of them a call at 100,000 rows); a third run, raw duckdb keeping its results up to the
+//! store's default budget, shows what that retention costs raw duckdb too.
 //!
 //! It also compares DuckDB in-process with DuckDB in worker processes (`Isolation::Workers`,
 //! this binary again as the worker) on a point query and on the aggregate: the per-call cost
@@ -19,6 +23,10 @@
 //! Memory: each scenario runs once in a fresh child process (this binary, re-executed with
 //! NAO_BENCH_SCENARIO set) that reports its peak resident set size (VmHWM in /proc/self/status)
 //! after the work, so the figures do not include criterion's own allocations.
+//!
+//! Profiling: `NAO_BENCH_SCENARIO=tool-100k` (or `raw-100k`, `kept-100k`, `tool-small`,
+//! `raw-small`) with `NAO_BENCH_DB` set to the database file runs one side alone
+//! `NAO_BENCH_CALLS` times (default 300), for `perf record` or `perf stat -e page-faults`.
 #![allow(
     clippy::print_stdout,
     clippy::unwrap_used,
@@ -37,7 +45,9 @@ use support::tool::capped_sql;
 use support::{interleaved, side_by_side};
 
 use nao::core::arrow::array::RecordBatch;
-use nao::core::{Databases, Settings, ToolCall, ToolContext, ToolRegistry, tools};
+use nao::core::{
+    DEFAULT_RESULT_BUDGET, Databases, Settings, ToolCall, ToolContext, ToolRegistry, tools,
+};
 use nao::dialects::demo::{DemoScale, generate};
 use nao::dialects::duckdb::{DuckDbDialect, driver as duckdb, load_batches};
 use nao::dialects::{EngineLimits, Isolation};
@@ -113,6 +123,31 @@ fn raw_collect(conn: &duckdb::Connection, sql: &str) -> usize {
     batches.iter().map(RecordBatch::num_rows).sum()
 }
 
+/// The raw side with the store's retention: every result is kept, the oldest dropped once
+/// they pass the store's default budget (counted as the store counts them), so its data lands
+/// on fresh memory as execute_sql's does rather than on the pages of the result just dropped.
+#[derive(Default)]
+struct Kept {
+    results: std::collections::VecDeque<(Vec<RecordBatch>, usize)>,
+    bytes: usize,
+}
+
+impl Kept {
+    fn collect(&mut self, conn: &duckdb::Connection, sql: &str) -> usize {
+        let mut statement = conn.prepare(sql).unwrap();
+        let batches: Vec<RecordBatch> = statement.query_arrow([]).unwrap().collect();
+        let rows = batches.iter().map(RecordBatch::num_rows).sum();
+        let size = batches.iter().map(RecordBatch::get_array_memory_size).sum();
+        self.bytes += size;
+        self.results.push_back((batches, size));
+        while self.bytes > DEFAULT_RESULT_BUDGET && self.results.len() > 1 {
+            let (_, size) = self.results.pop_front().unwrap();
+            self.bytes -= size;
+        }
+        rows
+    }
+}
+
 async fn tool(registry: &ToolRegistry, ctx: &ToolContext, sql: &str) -> u64 {
     let result = registry
         .call(
@@ -144,6 +179,44 @@ fn scenario(name: &str, path: &Path) {
             runtime().block_on(tool(&registry, &ctx, SCAN)) as usize
         }
         "full" => raw_collect(&raw_connection(path), SCAN),
+        // One side of a back-to-back comparison alone, `NAO_BENCH_CALLS` times (default 300),
+        // for a profiler (`perf record`, `perf stat`) to look at.
+        "tool-small" | "tool-100k" => {
+            let ctx = context(path, profiled_cap(name));
+            let registry = tools::sql_tools();
+            let sql = if name == "tool-small" {
+                SMALL_AGGREGATE
+            } else {
+                ROWS_100K
+            };
+            let rt = runtime();
+            let rows = (0..calls())
+                .map(|_| rt.block_on(tool(&registry, &ctx, sql)) as usize)
+                .sum();
+            println!(
+                "store: {} results, {} bytes of Arrow memory",
+                ctx.results().ids().len(),
+                ctx.results().memory_in_use()
+            );
+            rows
+        }
+        "kept-100k" => {
+            let sql = capped_sql(&context(path, 100_000), ROWS_100K);
+            let raw = raw_connection(path);
+            let mut kept = Kept::default();
+            (0..calls()).map(|_| kept.collect(&raw, &sql)).sum()
+        }
+        "raw-small" | "raw-100k" => {
+            let ctx = context(path, profiled_cap(name));
+            let sql = if name == "raw-small" {
+                SMALL_AGGREGATE
+            } else {
+                ROWS_100K
+            };
+            let sql = capped_sql(&ctx, sql);
+            let raw = raw_connection(path);
+            (0..calls()).map(|_| raw_collect(&raw, &sql)).sum()
+        }
         other => panic!("unknown scenario {other}"),
     };
     println!(
@@ -151,6 +224,23 @@ fn scenario(name: &str, path: &Path) {
         start.elapsed().as_millis(),
         peak_rss_kb()
     );
+}
+
+/// The row cap of a profiling scenario: the back-to-back comparison's.
+fn profiled_cap(name: &str) -> u64 {
+    if name.ends_with("100k") {
+        100_000
+    } else {
+        10_000
+    }
+}
+
+/// How many calls a profiling scenario makes.
+fn calls() -> usize {
+    std::env::var("NAO_BENCH_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(300)
 }
 
 fn child(name: &str, path: &Path) -> String {
@@ -218,6 +308,7 @@ fn main() {
     let rows_ctx = context(&path, 100_000);
     let small_aggregate = capped_sql(&ctx, SMALL_AGGREGATE);
     let rows_100k = capped_sql(&rows_ctx, ROWS_100K);
+    let mut kept = Kept::default();
     let back_to_back = interleaved(
         ROUNDS,
         &mut [
@@ -233,6 +324,9 @@ fn main() {
             &mut || {
                 black_box(raw_collect(&raw, &rows_100k));
             },
+            &mut || {
+                black_box(kept.collect(&raw, &rows_100k));
+            },
         ],
     );
     println!(
@@ -246,6 +340,12 @@ fn main() {
         back_to_back.median(2),
         back_to_back.median(3),
         back_to_back.ratio(2, 3)
+    );
+    println!(
+        "  100k rows: execute_sql {:>10.2?}   raw duckdb keeping its results as the store does {:>10.2?}   ratio {}",
+        back_to_back.median(2),
+        back_to_back.median(4),
+        back_to_back.ratio(2, 4)
     );
 
     let workers_ctx = context_in_workers(&path, 10_000);
