@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
+// docs.rs (nightly) marks each feature-gated item with the feature it needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod prelude;

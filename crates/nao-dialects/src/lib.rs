@@ -62,6 +62,8 @@
 //!   against its real engine, for adapters written outside this crate too.
 //! - `story_store` (with `sqlite`): a durable story store on SQLite.
 #![forbid(unsafe_code)]
+// docs.rs (nightly) marks each feature-gated item with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "adbc")]
 pub mod adbc;
