@@ -18,47 +18,13 @@ pub(crate) fn escape(text: &str) -> String {
     out
 }
 
-/// Element content as written by [`escape`] or charts-rs, back to the text it stands for (the
-/// five entities those write; anything else stays as it is).
-pub(crate) fn unescape(content: &str) -> std::borrow::Cow<'_, str> {
-    if !content.contains('&') {
-        return std::borrow::Cow::Borrowed(content);
-    }
-    let mut out = String::with_capacity(content.len());
-    let mut rest = content;
-    while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        let entity = [
-            ("&amp;", '&'),
-            ("&lt;", '<'),
-            ("&gt;", '>'),
-            ("&quot;", '"'),
-            ("&#39;", '\''),
-        ]
-        .into_iter()
-        .find(|(entity, _)| rest.starts_with(entity));
-        match entity {
-            Some((entity, c)) => {
-                out.push(c);
-                rest = &rest[entity.len()..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    std::borrow::Cow::Owned(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nao_core::story::decode_entities;
 
     #[test]
-    fn unescape_reverses_escape() {
+    fn what_escape_writes_decodes_back() {
         for text in [
             "plain",
             "B & C",
@@ -67,8 +33,7 @@ mod tests {
             "a&b;&",
             "é&#39;",
         ] {
-            assert_eq!(unescape(&escape(text)), text);
+            assert_eq!(decode_entities(&escape(text)), text);
         }
-        assert_eq!(unescape("&nbsp;&amp"), "&nbsp;&amp");
     }
 }

@@ -12,7 +12,7 @@
 //! The SVG is charts-rs's output (or the KPI card's), whose text elements hold escaped text
 //! only; one that holds markup (a `<tspan>`) or no `font-size` is left as it is.
 
-use crate::escape::unescape;
+use nao_core::story::decode_entities;
 
 /// The family charts-rs measures with (its embedded font).
 const MEASURED_FAMILY: &str = "Roboto";
@@ -79,7 +79,7 @@ impl<'a> TextElement<'a> {
         let font_size: f32 = attribute(self.tag, "font-size")?.parse().ok()?;
         // Leading and trailing white space is not drawn (charts-rs puts the text on its own
         // line).
-        let text = unescape(self.content.trim());
+        let text = decode_entities(self.content.trim());
         if text.is_empty() || !font_size.is_finite() || font_size <= 0.0 {
             return None;
         }

@@ -16,6 +16,7 @@ mod validate;
 pub use model::{MAX_SLUG_CHARS, MAX_TITLE_CHARS, Story, StoryError, StoryVersion, check_slug};
 pub use store::{MemoryStoryStore, StoryStore};
 pub use tags::{
-    ChartTag, MAX_STORY_BYTES, MAX_TAG_ERRORS, StoryTag, TableTag, TagError, TagKind, scan_tags,
+    ChartTag, MAX_STORY_BYTES, MAX_TAG_ERRORS, StoryTag, TableTag, TagError, TagKind,
+    decode_entities, scan_tags,
 };
 pub use validate::{TagErrors, validate_story};

@@ -449,7 +449,7 @@ impl<'a> Scanner<'a> {
             }
             attributes.push(Attribute {
                 name,
-                value: decode_entities(raw),
+                value: decode_entities(raw).into_owned(),
                 at: name_at,
                 value_at,
             });
@@ -695,10 +695,18 @@ fn fences(src: &str, line_starts: &[usize]) -> Vec<(usize, usize)> {
     fences
 }
 
-/// Decodes the few HTML entities an attribute value may need (`&quot;`, `&#39;`, …).
-fn decode_entities(raw: &str) -> String {
+/// Decodes the few HTML entities markup text may hold: `&quot;`, `&#39;`, `&apos;`, `&lt;`,
+/// `&gt;` and `&amp;` (what story attributes need, and what nao's own escaping and charts-rs's
+/// write); any other `&` stays as written.
+///
+/// ```
+/// use nao_core::story::decode_entities;
+///
+/// assert_eq!(decode_entities("B &amp; C &lt;3 &nbsp;"), "B & C <3 &nbsp;");
+/// ```
+pub fn decode_entities(raw: &str) -> std::borrow::Cow<'_, str> {
     if !raw.contains('&') {
-        return raw.to_owned();
+        return std::borrow::Cow::Borrowed(raw);
     }
     let mut out = String::with_capacity(raw.len());
     let mut rest = raw;
@@ -727,5 +735,5 @@ fn decode_entities(raw: &str) -> String {
         }
     }
     out.push_str(rest);
-    out
+    std::borrow::Cow::Owned(out)
 }
