@@ -232,6 +232,117 @@ impl SqlDialect {
         format!("{open}{escaped}{close}")
     }
 
+    /// `value` as a string literal of this dialect that the engine reads back as exactly
+    /// `value`, or `None` when no plain literal of the dialect can hold it. For values that
+    /// come from outside (a model's tool arguments) put into SQL an operator wrote.
+    ///
+    /// Each engine's own rules, chosen so that a literal can never end early whatever the
+    /// engine's settings:
+    /// - **Standard strings** (SQLite, DuckDB, Trino, ANSI): `'…'`, a quote doubled; a
+    ///   backslash is an ordinary character.
+    /// - **PostgreSQL**: the same while the value holds no backslash; with one, an escape string
+    ///   `E'…'` with the backslashes doubled, which reads the same whether
+    ///   `standard_conforming_strings` is on or off (a plain literal would not).
+    /// - **Backslash escapes** (MySQL, MariaDB, ClickHouse, Snowflake, Redshift): a backslash
+    ///   doubled and a quote doubled (`''`, not `\'`, so the literal still closes where it
+    ///   should under MySQL's `NO_BACKSLASH_ESCAPES`, where the value would only read with its
+    ///   backslashes doubled); NUL as `\0` where the engine has that escape.
+    /// - **BigQuery, Databricks, Spark, Hive**: backslash escapes only (a doubled quote is two
+    ///   adjacent literals there, concatenated); BigQuery's single-quoted strings cannot span
+    ///   lines, so line breaks are written `\n` and `\r`.
+    /// - **SQL Server**: a Unicode literal `N'…'` (a plain one is converted to the database's
+    ///   code page), a quote doubled.
+    ///
+    /// `None` for: a NUL character, except in MySQL, MariaDB, ClickHouse and Snowflake, which
+    /// have an escape for it (PostgreSQL and Redshift cannot store one in text at all, SQLite
+    /// may read it as the end of the SQL, the others have no plain literal for it); any
+    /// backslash in [`SqlDialect::Generic`], whose engine, and so whether a backslash escapes,
+    /// is unknown; a backslash before a line break in SQL Server, which reads that pair as a
+    /// line continuation and drops both.
+    ///
+    /// ```
+    /// use nao_guard::SqlDialect;
+    ///
+    /// assert_eq!(SqlDialect::Sqlite.quote_string_literal("it's").as_deref(), Some("'it''s'"));
+    /// assert_eq!(SqlDialect::Postgres.quote_string_literal("a\\b").as_deref(), Some("E'a\\\\b'"));
+    /// assert_eq!(SqlDialect::MySql.quote_string_literal("a\\'b").as_deref(), Some("'a\\\\''b'"));
+    /// assert_eq!(SqlDialect::MsSql.quote_string_literal("é").as_deref(), Some("N'é'"));
+    /// assert_eq!(SqlDialect::Postgres.quote_string_literal("a\0b"), None);
+    /// ```
+    pub fn quote_string_literal(self, value: &str) -> Option<String> {
+        /// How a dialect escapes a quote inside its literal.
+        enum Quote {
+            Doubled,
+            Backslashed,
+        }
+        let has_backslash = value.contains('\\');
+        let (prefix, backslash_escapes, quote, nul, escape_line_breaks) = match self {
+            SqlDialect::Generic if has_backslash => return None,
+            SqlDialect::Generic
+            | SqlDialect::Ansi
+            | SqlDialect::Sqlite
+            | SqlDialect::DuckDb
+            | SqlDialect::Trino => ("", false, Quote::Doubled, None, false),
+            SqlDialect::Postgres if has_backslash => ("E", true, Quote::Doubled, None, false),
+            SqlDialect::Postgres => ("", false, Quote::Doubled, None, false),
+            SqlDialect::Redshift => ("", true, Quote::Doubled, None, false),
+            SqlDialect::MySql
+            | SqlDialect::MariaDb
+            | SqlDialect::ClickHouse
+            | SqlDialect::Snowflake => ("", true, Quote::Doubled, Some("\\0"), false),
+            SqlDialect::BigQuery => ("", true, Quote::Backslashed, None, true),
+            SqlDialect::Databricks | SqlDialect::Spark | SqlDialect::Hive => {
+                ("", true, Quote::Backslashed, None, false)
+            }
+            SqlDialect::MsSql => {
+                let continuation = value
+                    .as_bytes()
+                    .windows(2)
+                    .any(|w| w[0] == b'\\' && matches!(w[1], b'\n' | b'\r'));
+                if continuation {
+                    return None;
+                }
+                ("N", false, Quote::Doubled, None, false)
+            }
+        };
+        let mut out = String::with_capacity(value.len() + prefix.len() + 2);
+        out.push_str(prefix);
+        out.push('\'');
+        for c in value.chars() {
+            match c {
+                '\'' => out.push_str(match quote {
+                    Quote::Doubled => "''",
+                    Quote::Backslashed => "\\'",
+                }),
+                '\\' if backslash_escapes => out.push_str("\\\\"),
+                '\0' => out.push_str(nul?),
+                '\n' if escape_line_breaks => out.push_str("\\n"),
+                '\r' if escape_line_breaks => out.push_str("\\r"),
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        Some(out)
+    }
+
+    /// The literal for a boolean: `TRUE` or `FALSE`, and `1` or `0` in SQL Server, which has
+    /// no boolean literals (its `bit` columns compare with numbers).
+    ///
+    /// ```
+    /// use nao_guard::SqlDialect;
+    ///
+    /// assert_eq!(SqlDialect::DuckDb.boolean_literal(true), "TRUE");
+    /// assert_eq!(SqlDialect::MsSql.boolean_literal(false), "0");
+    /// ```
+    pub fn boolean_literal(self, value: bool) -> &'static str {
+        match (self, value) {
+            (SqlDialect::MsSql, true) => "1",
+            (SqlDialect::MsSql, false) => "0",
+            (_, true) => "TRUE",
+            (_, false) => "FALSE",
+        }
+    }
+
     /// How this engine caps the rows of a query.
     pub fn row_cap_syntax(self) -> RowCapSyntax {
         match self {
@@ -314,6 +425,167 @@ mod tests {
                 dialect.to_string().to_uppercase().parse::<SqlDialect>(),
                 Ok(dialect)
             );
+        }
+    }
+
+    /// Values a model might send to break out of a literal, and ordinary awkward ones.
+    const NASTY: [&str; 16] = [
+        "",
+        "plain",
+        "it's",
+        "''",
+        "'; DROP TABLE t; --",
+        "\\",
+        "\\'",
+        "x\\' OR 1=1 -- ",
+        "\\\\'' /*",
+        "line\none\r\ntwo",
+        "tab\there",
+        "unicode: é ü 中文 🦀",
+        "look-alikes: \u{2019} \u{02BC} \u{FF07} \u{201C}",
+        "-- comment start",
+        "/* block */ ; select 1",
+        "%_\\%\\_",
+    ];
+
+    /// The one token sqlparser reads from `literal` in `dialect`, as (its value, whether it
+    /// is an escape string).
+    fn read_back(dialect: SqlDialect, literal: &str) -> (String, &'static str) {
+        use sqlparser::tokenizer::{Token, Tokenizer};
+        let tokens = Tokenizer::new(dialect.parser_dialect(), literal)
+            .tokenize()
+            .unwrap_or_else(|e| panic!("{dialect}: {literal:?} does not tokenize: {e}"));
+        match tokens.as_slice() {
+            [Token::SingleQuotedString(s)] => (s.clone(), "plain"),
+            [Token::EscapedStringLiteral(s)] => (s.clone(), "escaped"),
+            [Token::NationalStringLiteral(s)] => (s.clone(), "national"),
+            other => panic!("{dialect}: {literal:?} reads as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn string_literals_read_back_as_the_value_in_every_dialect() {
+        for dialect in SqlDialect::ALL {
+            for value in NASTY {
+                let Some(literal) = dialect.quote_string_literal(value) else {
+                    assert!(
+                        dialect == SqlDialect::Generic && value.contains('\\'),
+                        "{dialect}: {value:?} refused"
+                    );
+                    continue;
+                };
+                // sqlparser's Spark and Hive dialects read no backslash escapes, the engines
+                // do: only values without backslashes or quotes read the same there.
+                let parser_agrees = !matches!(dialect, SqlDialect::Spark | SqlDialect::Hive)
+                    || !value.contains(['\\', '\'']);
+                if parser_agrees {
+                    assert_eq!(
+                        read_back(dialect, &literal).0,
+                        value,
+                        "{dialect}: {literal}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn backslash_literals_still_close_where_backslashes_are_ordinary() {
+        // MySQL under NO_BACKSLASH_ESCAPES, PostgreSQL with standard_conforming_strings off
+        // and on: read with the other rule, the literal is still one literal.
+        for dialect in [
+            SqlDialect::MySql,
+            SqlDialect::MariaDb,
+            SqlDialect::ClickHouse,
+            SqlDialect::Snowflake,
+            SqlDialect::Redshift,
+        ] {
+            for value in NASTY {
+                let literal = dialect.quote_string_literal(value).unwrap_or_default();
+                let (read, _) = read_back(SqlDialect::Ansi, &literal);
+                assert_eq!(read.replace("\\\\", "\\"), value, "{dialect}: {literal}");
+            }
+        }
+        for value in NASTY {
+            let literal = SqlDialect::Postgres
+                .quote_string_literal(value)
+                .unwrap_or_default();
+            let (read, kind) = read_back(SqlDialect::Postgres, &literal);
+            assert_eq!(read, value);
+            assert_eq!(kind == "escaped", value.contains('\\'), "{literal}");
+            if kind == "plain" {
+                // No backslash: MySQL's rules (backslash escapes) read it the same.
+                assert_eq!(read_back(SqlDialect::MySql, &literal).0, value);
+            }
+        }
+    }
+
+    #[test]
+    fn string_literal_forms_per_dialect() {
+        let quote = |d: SqlDialect, v: &str| d.quote_string_literal(v);
+        assert_eq!(
+            quote(SqlDialect::DuckDb, "a'\\b").as_deref(),
+            Some("'a''\\b'")
+        );
+        assert_eq!(quote(SqlDialect::Sqlite, "a\nb").as_deref(), Some("'a\nb'"));
+        assert_eq!(
+            quote(SqlDialect::Postgres, "a'b").as_deref(),
+            Some("'a''b'")
+        );
+        assert_eq!(
+            quote(SqlDialect::Postgres, "a\\'b").as_deref(),
+            Some("E'a\\\\''b'")
+        );
+        assert_eq!(
+            quote(SqlDialect::MySql, "\\'\0").as_deref(),
+            Some("'\\\\''\\0'")
+        );
+        assert_eq!(
+            quote(SqlDialect::ClickHouse, "\0").as_deref(),
+            Some("'\\0'")
+        );
+        assert_eq!(
+            quote(SqlDialect::BigQuery, "it's\n\\").as_deref(),
+            Some("'it\\'s\\n\\\\'")
+        );
+        assert_eq!(
+            quote(SqlDialect::Spark, "it's").as_deref(),
+            Some("'it\\'s'")
+        );
+        assert_eq!(
+            quote(SqlDialect::MsSql, "it's").as_deref(),
+            Some("N'it''s'")
+        );
+        assert_eq!(quote(SqlDialect::MsSql, "a\\b").as_deref(), Some("N'a\\b'"));
+        assert_eq!(quote(SqlDialect::MsSql, "a\\\nb"), None);
+        assert_eq!(quote(SqlDialect::Generic, "a\\b"), None);
+        assert_eq!(quote(SqlDialect::Ansi, "a\\b").as_deref(), Some("'a\\b'"));
+        for dialect in SqlDialect::ALL {
+            let nul = quote(dialect, "a\0b");
+            let has_escape = matches!(
+                dialect,
+                SqlDialect::MySql
+                    | SqlDialect::MariaDb
+                    | SqlDialect::ClickHouse
+                    | SqlDialect::Snowflake
+            );
+            assert_eq!(nul.is_some(), has_escape, "{dialect}: {nul:?}");
+            assert_eq!(quote(dialect, "🦀").map(|l| l.contains('🦀')), Some(true));
+        }
+    }
+
+    #[test]
+    fn boolean_literals() {
+        for dialect in SqlDialect::ALL {
+            let (t, f) = (
+                dialect.boolean_literal(true),
+                dialect.boolean_literal(false),
+            );
+            if dialect == SqlDialect::MsSql {
+                assert_eq!((t, f), ("1", "0"));
+            } else {
+                assert_eq!((t, f), ("TRUE", "FALSE"));
+            }
         }
     }
 
