@@ -307,6 +307,48 @@ async fn statements_prepared_through_the_layer_are_judged_by_its_policy_and_audi
 }
 
 #[tokio::test]
+async fn a_statement_proved_by_another_layer_is_judged_again_and_one_proved_here_is_masked() {
+    let audit = Arc::new(MemoryAudit::default());
+    let strict = governed(&audit);
+    // Another layer over the same database, with a policy that masks nothing, proves it.
+    let lenient = GovernedDialect::new(shop(), Arc::new(Policy::default()));
+    let elsewhere = lenient
+        .prepare("SELECT lower(email) FROM customers", Some(10))
+        .expect("the lenient policy allows it");
+    let error = strict
+        .query(&elsewhere, &ExecOptions::default())
+        .await
+        .expect_err("the strict layer does not take another layer's proof");
+    assert_eq!(error.kind_code(), "permission", "{error}");
+    let denied = lenient
+        .prepare("SELECT * FROM reviews", Some(10))
+        .expect("allowed by the lenient policy");
+    assert!(
+        strict
+            .query(&denied, &ExecOptions::default())
+            .await
+            .is_err()
+    );
+
+    // A statement the strict layer proved itself runs without a second check, and its
+    // verdict (which columns to mask) still applies.
+    let own = strict
+        .prepare("SELECT id, email FROM customers ORDER BY id", Some(5))
+        .expect("allowed");
+    let batches = strict
+        .query(&own, &ExecOptions::default())
+        .await
+        .expect("runs")
+        .batches;
+    let emails = texts(&batches, 1);
+    assert_eq!(emails.len(), 5);
+    assert!(
+        emails.iter().flatten().all(|e| e.starts_with("h:")),
+        "{emails:?}"
+    );
+}
+
+#[tokio::test]
 async fn describe_table_tells_the_model_which_columns_are_masked() {
     use nao_core::{Databases, Settings, ToolCall, ToolContext, tools};
 

@@ -101,6 +101,7 @@ pub fn check(sql: &str, dialect: SqlDialect, policy: &Policy) -> Result<ReadOnly
         attribute_refs: walker.attribute_refs,
         masked_outputs: masked.outputs,
         touches_masked_columns: masked.touches_masked,
+        seal: None,
     })
 }
 

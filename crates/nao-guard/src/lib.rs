@@ -174,7 +174,7 @@ pub use policy::{
     ColumnPattern, DEFAULT_MAX_NESTING, DEFAULT_MAX_OPERATOR_CHAIN, DEFAULT_MAX_SQL_BYTES, Policy,
 };
 pub use pragma::{PragmaArgument, SqlitePragma};
-pub use read_only_sql::{ReadOnlySql, StatementKind};
+pub use read_only_sql::{ReadOnlySql, Seal, StatementKind};
 pub use rejection::{FunctionClass, Position, RejectKind, Rejection};
 pub use sensitive::{SensitiveEntry, SensitiveKind};
 pub use table_name::{NamePart, TableName, TablePattern};

@@ -1,5 +1,7 @@
 //! The proof that a statement passed the guard.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::{AttributeRef, MaskedOutput, SqlDialect, TableName};
 
 /// What kind of read-only statement passed the guard.
@@ -33,6 +35,43 @@ pub struct ReadOnlySql {
     pub(crate) attribute_refs: Vec<AttributeRef>,
     pub(crate) masked_outputs: Vec<MaskedOutput>,
     pub(crate) touches_masked_columns: bool,
+    /// The [`Seal`] of the checker that proved it, if one sealed it.
+    pub(crate) seal: Option<u64>,
+}
+
+/// The private mark of one checker, such as a policy layer, on the statements it proved, so
+/// that it can tell them apart from statements proved elsewhere (under another policy, or by
+/// none) without checking them again.
+///
+/// Each `Seal` is unique in the process and cannot be cloned or built from a number: only its
+/// holder can [seal](ReadOnlySql::sealed) a statement with it, and
+/// [`ReadOnlySql::is_sealed_by`] is true only for statements that holder sealed.
+///
+/// ```
+/// use nao_guard::{Policy, Seal, SqlDialect, check};
+///
+/// let mine = Seal::new();
+/// let sql = check("SELECT 1", SqlDialect::Sqlite, &Policy::default())?.sealed(&mine);
+/// assert!(sql.is_sealed_by(&mine));
+/// assert!(!sql.is_sealed_by(&Seal::new()));
+/// # Ok::<(), nao_guard::Rejection>(())
+/// ```
+#[derive(Debug)]
+pub struct Seal(u64);
+
+impl Seal {
+    /// A seal no other in this process equals.
+    pub fn new() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        // A u64 counter does not wrap in the life of a process.
+        Seal(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl Default for Seal {
+    fn default() -> Self {
+        Seal::new()
+    }
 }
 
 impl ReadOnlySql {
@@ -51,7 +90,22 @@ impl ReadOnlySql {
             attribute_refs: Vec::new(),
             masked_outputs: Vec::new(),
             touches_masked_columns: false,
+            seal: None,
         }
+    }
+
+    /// The same statement marked with `seal` (replacing any earlier mark): its holder proved
+    /// it. Sealing a statement the holder did not check defeats the purpose; a policy layer
+    /// seals only what its own [`check`](crate::check) returned.
+    #[must_use]
+    pub fn sealed(mut self, seal: &Seal) -> Self {
+        self.seal = Some(seal.0);
+        self
+    }
+
+    /// Whether the holder of `seal` [sealed](Self::sealed) this statement.
+    pub fn is_sealed_by(&self, seal: &Seal) -> bool {
+        self.seal == Some(seal.0)
     }
 
     /// The text to execute: the original text (without leading or trailing semicolons and

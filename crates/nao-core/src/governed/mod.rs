@@ -2,12 +2,13 @@
 //! policy to everything that passes through it, so no tool, prompt builder or MCP resource can
 //! forget it. [`ToolContext`](crate::ToolContext) hands out its databases only wrapped.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use futures_util::StreamExt;
 use nao_guard::{
-    MaskedOutput, OutputColumn, Policy, ReadOnlySql, Rejection, SqlDialect, StatementKind,
+    MaskedOutput, OutputColumn, Policy, ReadOnlySql, Rejection, Seal, SqlDialect, StatementKind,
     TableName,
 };
 
@@ -61,6 +62,9 @@ pub struct GovernedDialect {
     mask_key: Option<MaskKey>,
     detector: Option<Arc<ValueDetector>>,
     audit: Arc<dyn AuditSink>,
+    /// Marks the statements [`prepare`](Dialect::prepare) proved under `policy`, so that
+    /// `execute` does not check them a second time.
+    seal: Seal,
 }
 
 impl GovernedDialect {
@@ -73,6 +77,7 @@ impl GovernedDialect {
             mask_key: None,
             detector: None,
             audit: Arc::new(NoAudit),
+            seal: Seal::new(),
         }
     }
 
@@ -242,11 +247,19 @@ impl Dialect for GovernedDialect {
         sql: &ReadOnlySql,
         options: &ExecOptions,
     ) -> Result<BatchStream, DialectError> {
-        // The statement may come from any tool, or from a host that built it under another
-        // policy: judge it again under this one (the engine runs `sql` as it was given), and
-        // take the columns to mask from this judgement, never from the caller's.
-        let checked = nao_guard::check(sql.sql(), sql.dialect(), &self.policy)
-            .map_err(|rejection| self.refused(&rejection))?;
+        // A statement this layer's `prepare` proved under its policy carries the layer's seal
+        // and its verdict (the columns to mask) already. Any other may come from a host that
+        // built it under another policy, or under none: judge it again under this one (the
+        // engine runs `sql` as it was given), and take the columns to mask from this
+        // judgement, never from the caller's.
+        let checked = if sql.is_sealed_by(&self.seal) {
+            Cow::Borrowed(sql)
+        } else {
+            Cow::Owned(
+                nao_guard::check(sql.sql(), sql.dialect(), &self.policy)
+                    .map_err(|rejection| self.refused(&rejection))?,
+            )
+        };
         let touches_masked = checked.touches_masked_columns();
         let scrubbed = move |error: DialectError| {
             if touches_masked {
@@ -317,7 +330,10 @@ impl Dialect for GovernedDialect {
             }
             _ => self.policy.as_ref(),
         };
+        // The row cap only adds a limit: what the policy allows, refuses and masks is the
+        // same with or without it, so `execute` may trust this verdict (sealed) as its own.
         nao_guard::check(sql, self.inner.sql_dialect(), policy)
+            .map(|checked| checked.sealed(&self.seal))
             .inspect_err(|rejection| self.audit_refusal(rejection))
     }
 
