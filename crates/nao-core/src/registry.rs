@@ -295,10 +295,12 @@ impl<T: Tool> std::fmt::Debug for Typed<T> {
 
 impl<T: Tool> Typed<T> {
     fn new(tool: T) -> Self {
-        let generator = SchemaSettings::draft2020_12()
-            .with(|s| s.inline_subschemas = true)
-            .into_generator();
-        let mut parameters = generator.into_root_schema_for::<T::Args>().to_value();
+        let mut parameters = tool.args_schema().unwrap_or_else(|| {
+            let generator = SchemaSettings::draft2020_12()
+                .with(|s| s.inline_subschemas = true)
+                .into_generator();
+            generator.into_root_schema_for::<T::Args>().to_value()
+        });
         if let Some(object) = parameters.as_object_mut() {
             // Providers want the bare object schema; the meta keys only add noise for the model.
             object.remove("$schema");

@@ -46,6 +46,15 @@ pub trait Tool: Send + Sync + 'static {
         false
     }
 
+    /// The JSON Schema of the arguments, for a tool whose arguments are only known at run time
+    /// (a query an operator configured, with its own parameters). Default `None`: the registry
+    /// derives the schema from [`Tool::Args`]. The registry lists and validates against the
+    /// schema given here, so `Args` must deserialize every object it accepts (a
+    /// `serde_json::Map`, say).
+    fn args_schema(&self) -> Option<serde_json::Value> {
+        None
+    }
+
     /// Runs the tool.
     async fn call(&self, args: Self::Args, ctx: &ToolContext) -> Result<Self::Output, ToolError>;
 
