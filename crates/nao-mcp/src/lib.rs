@@ -74,4 +74,4 @@ pub mod redact;
 pub mod resources;
 mod server;
 
-pub use server::{McpServer, mcp_result, mcp_tool};
+pub use server::{DEFAULT_PROGRESS_INTERVAL, McpServer, mcp_result, mcp_tool};

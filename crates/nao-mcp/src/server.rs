@@ -2,15 +2,16 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use nao_core::{RiskLevel, ToolCall, ToolContext, ToolRegistry, ToolResult, ToolSpec};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -23,6 +24,14 @@ const INSTRUCTIONS: &str = "Answer questions from the configured SQL databases. 
 and describe_table (or the nao:// table resources) to learn the schema, then execute_sql with one \
 read-only query; page large results with read_query_result and the query_id it returns. Every \
 query is checked read-only before it runs and results are capped.";
+
+/// How often a call whose request carries a progress token is reported as still running
+/// (see [`McpServer::with_progress_interval`]).
+pub const DEFAULT_PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The longest a progress notification may hold up the call it reports on: a client that reads
+/// slowly loses notifications, never the call's time.
+const PROGRESS_SEND_LIMIT: Duration = Duration::from_millis(100);
 
 /// An MCP server over a [`ToolRegistry`]: every registered tool becomes an MCP tool (its JSON
 /// Schema as the input schema, its risk level as read-only/destructive hints, its Markdown as
@@ -40,6 +49,7 @@ pub struct McpServer {
     tools: Arc<Vec<Tool>>,
     info: Implementation,
     drain: Drain,
+    progress_interval: Duration,
 }
 
 impl McpServer {
@@ -52,7 +62,19 @@ impl McpServer {
             tools: Arc::new(tools),
             info: Implementation::new("nao-mcp", env!("CARGO_PKG_VERSION")),
             drain: Drain::new(),
+            progress_interval: DEFAULT_PROGRESS_INTERVAL,
         }
+    }
+
+    /// Reports a call whose request carries a progress token (`_meta.progressToken`) as still
+    /// running every `interval` (default [`DEFAULT_PROGRESS_INTERVAL`]) until it ends, with a
+    /// `notifications/progress` whose progress is the seconds elapsed: clients that restart
+    /// their request timeout on progress then wait for a long query instead of giving up on
+    /// it. Calls without a token hear nothing. A zero interval is taken as one millisecond.
+    #[must_use]
+    pub fn with_progress_interval(mut self, interval: Duration) -> Self {
+        self.progress_interval = interval.max(Duration::from_millis(1));
+        self
     }
 
     /// The same server for one more session: its calls run in
@@ -174,7 +196,16 @@ impl ServerHandler for McpServer {
             request.arguments.map(Value::Object).unwrap_or(Value::Null),
         );
         let started = Instant::now();
-        let result = until_done(self.registry.call(&call, &ctx), &context.ct, &cancel).await;
+        let work = reporting_progress(
+            self.registry.call(&call, &ctx),
+            context.meta.get_progress_token().map(|token| Progress {
+                token,
+                peer: &context.peer,
+                every: self.progress_interval,
+                tool: &call.name,
+            }),
+        );
+        let result = until_done(work, &context.ct, &cancel).await;
         let outcome = call_outcome(&context.ct, &self.drain, result.is_error);
         // The transport tests watch this line to see a statement end on a disconnect.
         tracing::debug!(
@@ -229,6 +260,47 @@ async fn until_done<T>(
         () = request.cancelled() => {
             cancel.cancel();
             work.await
+        }
+    }
+}
+
+/// Where and how often to report a running call.
+struct Progress<'a> {
+    token: ProgressToken,
+    peer: &'a Peer<RoleServer>,
+    every: Duration,
+    tool: &'a str,
+}
+
+/// Runs `work`, sending a progress notification every `progress.every` until it ends; none
+/// once it has ended (each is sent before the call's result, never after it).
+async fn reporting_progress<T>(work: impl Future<Output = T>, progress: Option<Progress<'_>>) -> T {
+    let Some(progress) = progress else {
+        return work.await;
+    };
+    let started = tokio::time::Instant::now();
+    let mut ticks = tokio::time::interval_at(started + progress.every, progress.every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut work = std::pin::pin!(work);
+    loop {
+        tokio::select! {
+            biased;
+            out = &mut work => return out,
+            _ = ticks.tick() => {
+                let elapsed = started.elapsed();
+                let note = ProgressNotificationParam::new(
+                    progress.token.clone(),
+                    elapsed.as_secs_f64(),
+                )
+                .with_message(format!(
+                    "{} still running after {:.1} s",
+                    progress.tool,
+                    elapsed.as_secs_f64()
+                ));
+                // A client that has gone or reads slowly misses the note; the call goes on.
+                let _ = tokio::time::timeout(PROGRESS_SEND_LIMIT, progress.peer.notify_progress(note))
+                    .await;
+            }
         }
     }
 }
