@@ -117,6 +117,7 @@
 #![forbid(unsafe_code)]
 
 mod budget;
+pub mod calendar;
 mod cell;
 mod code_block;
 mod data_type;

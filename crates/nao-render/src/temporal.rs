@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 
 use arrow_schema::TimeUnit;
 
+use crate::calendar::{CivilDate, civil_from_days};
+
 const SECONDS_PER_DAY: i64 = 86_400;
 const NANOS_PER_SECOND: i64 = 1_000_000_000;
 
@@ -26,29 +28,9 @@ fn split_seconds(value: i64, unit: TimeUnit) -> (i64, i64) {
     (seconds, nanos)
 }
 
-/// Year, month, day of a count of days since 1970-01-01 (proleptic Gregorian; H. Hinnant's
-/// `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 /// Writes `YYYY-MM-DD` (years outside 0–9999 with a sign, as ISO 8601 expanded years).
 pub(crate) fn write_date(out: &mut String, days_since_epoch: i64) {
-    let (year, month, day) = civil_from_days(days_since_epoch);
+    let CivilDate { year, month, day } = civil_from_days(days_since_epoch);
     match year {
         0..=9999 => {
             push_two_digits(out, year / 100);
@@ -62,9 +44,9 @@ pub(crate) fn write_date(out: &mut String, days_since_epoch: i64) {
         }
     }
     out.push('-');
-    push_two_digits(out, month);
+    push_two_digits(out, i64::from(month));
     out.push('-');
-    push_two_digits(out, day);
+    push_two_digits(out, i64::from(day));
 }
 
 /// Appends `value` (0–99) as two digits.

@@ -9,6 +9,7 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, ArrowPrimitiveType};
 use arrow_schema::{DataType, TimeUnit};
+use nao_render::calendar::{CivilDate, civil_from_days};
 
 /// One x value of a chart, as read from the result.
 #[derive(Debug, Clone, PartialEq)]
@@ -170,16 +171,7 @@ pub fn x_value_at(array: &dyn Array, row: usize) -> XValue {
 
 /// `YYYY-MM-DD` of a day count since 1970-01-01 (proleptic Gregorian).
 fn iso_date(days: i64) -> String {
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let CivilDate { year, month, day } = civil_from_days(days);
     format!("{year:04}-{month:02}-{day:02}")
 }
 

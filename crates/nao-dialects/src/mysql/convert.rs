@@ -17,6 +17,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_buffer::i256;
 use arrow_schema::SchemaRef;
 use mysql_async::{Row, Value};
+use nao_core::render::calendar;
 
 use super::types::Kind;
 
@@ -412,28 +413,10 @@ pub(super) fn decimal_digits(text: &str, scale: i8) -> Result<String, ValueError
     Ok(digits)
 }
 
-/// Days from 1970-01-01 to a valid proleptic Gregorian date, `None` for impossible dates.
+/// Days from 1970-01-01 to a valid proleptic Gregorian date, `None` for impossible dates
+/// (MySQL's zero date `0000-00-00`, 30 February).
 pub(super) fn days_from_civil(year: u16, month: u8, day: u8) -> Option<i32> {
-    let leap = (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400);
-    let month_days = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return None,
-    };
-    if day == 0 || day > month_days {
-        return None;
-    }
-    // Howard Hinnant's days_from_civil.
-    let y = i32::from(year) - i32::from(month <= 2);
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = i32::from(month);
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + i32::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
+    calendar::days_from_civil(i64::from(year), month, day).and_then(|days| i32::try_from(days).ok())
 }
 
 /// DATE: days since the epoch; zero and impossible dates are NULL.

@@ -1,42 +1,10 @@
 //! Dates and timestamps as SQLite's date functions write them: `YYYY-MM-DD` and
 //! `YYYY-MM-DD HH:MM[:SS[.fff…]]` (a `T` may replace the space; a trailing `Z` is accepted).
 
+use nao_core::render::calendar::{CivilDate, civil_from_days, days_from_civil};
+
 const MICROS_PER_SECOND: i64 = 1_000_000;
 const SECONDS_PER_DAY: i64 = 86_400;
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date of a day count since 1970-01-01 (`civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-fn days_in_month(year: i64, month: i64) -> i64 {
-    match month {
-        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
 
 /// A fixed-width run of ASCII digits as a number.
 fn number(text: &str) -> Option<i64> {
@@ -53,12 +21,9 @@ pub(crate) fn parse_date(text: &str) -> Option<i32> {
         return None;
     }
     let year = number(text.get(0..4)?)?;
-    let month = number(text.get(5..7)?)?;
-    let day = number(text.get(8..10)?)?;
-    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
-        return None;
-    }
-    i32::try_from(days_from_civil(year, month, day)).ok()
+    let month = u8::try_from(number(text.get(5..7)?)?).ok()?;
+    let day = u8::try_from(number(text.get(8..10)?)?).ok()?;
+    i32::try_from(days_from_civil(year, month, day)?).ok()
 }
 
 /// `YYYY-MM-DD[( |T)HH:MM[:SS[.f…]]][Z]` as microseconds since 1970-01-01 00:00:00. Digits
@@ -122,7 +87,7 @@ fn parse_time(time: &str) -> Option<(i64, i64)> {
 
 /// Days since 1970-01-01 as `YYYY-MM-DD`.
 pub(crate) fn date_text(days: i32) -> String {
-    let (year, month, day) = civil_from_days(i64::from(days));
+    let CivilDate { year, month, day } = civil_from_days(i64::from(days));
     format!("{year:04}-{month:02}-{day:02}")
 }
 
@@ -132,7 +97,7 @@ pub(crate) fn timestamp_text(micros: i64) -> String {
     let fraction = micros.rem_euclid(MICROS_PER_SECOND);
     let days = seconds.div_euclid(SECONDS_PER_DAY);
     let in_day = seconds.rem_euclid(SECONDS_PER_DAY);
-    let (year, month, day) = civil_from_days(days);
+    let CivilDate { year, month, day } = civil_from_days(days);
     let (h, m, s) = (in_day / 3600, in_day % 3600 / 60, in_day % 60);
     let date = format!("{year:04}-{month:02}-{day:02} {h:02}:{m:02}:{s:02}");
     if fraction == 0 {
