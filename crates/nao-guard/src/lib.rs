@@ -148,6 +148,7 @@ mod implicit;
 mod lexical;
 mod limit;
 mod lineage;
+mod literals;
 mod mask;
 mod policy;
 mod pragma;
@@ -169,6 +170,7 @@ pub use analysis::Analysis;
 pub use attributes::AttributeRef;
 pub use dialect::{RowCapSyntax, SqlDialect, UnknownDialect};
 pub use guard::{analyze, check};
+pub use literals::mask_literals;
 pub use mask::{MaskRule, MaskedOutput, OutputColumn};
 pub use policy::{
     ColumnPattern, DEFAULT_MAX_NESTING, DEFAULT_MAX_OPERATOR_CHAIN, DEFAULT_MAX_SQL_BYTES, Policy,
