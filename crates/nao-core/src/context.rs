@@ -13,6 +13,7 @@ use crate::error::NameList;
 use crate::governed::GovernedDialect;
 use crate::masking::{MaskKey, ValueDetector};
 use crate::story::{MemoryStoryStore, StoryStore};
+use crate::telemetry::TracedQueryText;
 use crate::{
     AdmissionLimits, AdmittedDialect, AuditSink, Dialect, ExecOptions, NoAudit, QueryId,
     QueryResult, ResultStore, ToolError,
@@ -147,6 +148,10 @@ pub struct Settings {
     /// How many statements each database runs at once and how many may wait, for how long
     /// (see [`AdmittedDialect`]).
     pub admission: AdmissionLimits,
+    /// Whether the database spans of execute_sql carry the statement's text, its literals
+    /// replaced by `?` ([`TracedQueryText::LiteralsMasked`]). Off by default: no SQL text in
+    /// traces (see [`telemetry`](crate::telemetry)).
+    pub traced_query_text: TracedQueryText,
 }
 
 impl Default for Settings {
@@ -162,6 +167,7 @@ impl Default for Settings {
             mask_key: None,
             value_detector: None,
             admission: AdmissionLimits::default(),
+            traced_query_text: TracedQueryText::Omitted,
         }
     }
 }
@@ -206,6 +212,14 @@ impl Settings {
     #[must_use]
     pub fn with_value_detector(mut self, detector: ValueDetector) -> Self {
         self.value_detector = Some(detector);
+        self
+    }
+
+    /// Sets whether database spans carry the statement's text with literals masked (see
+    /// [`Settings::traced_query_text`]).
+    #[must_use]
+    pub fn with_traced_query_text(mut self, text: TracedQueryText) -> Self {
+        self.traced_query_text = text;
         self
     }
 

@@ -89,6 +89,7 @@ mod registry;
 mod result_store;
 pub mod scratch;
 pub mod story;
+pub mod telemetry;
 mod tool;
 pub mod tools;
 

@@ -12,6 +12,7 @@ use serde_json::Value;
 use tracing::Instrument;
 
 use crate::error::NameList;
+use crate::telemetry;
 use crate::{AuditRecord, RiskLevel, Tool, ToolContext, ToolError};
 
 /// A tool as the model sees it: name, description and the JSON Schema of its arguments.
@@ -135,10 +136,16 @@ impl ToolRegistry {
     /// Runs one call: validates its arguments, asks for approval if needed, calls the tool and
     /// renders the outcome. Never fails and never panics on bad input: every failure is a
     /// [`ToolResult`] with `is_error` set and a message saying what to do.
+    ///
+    /// Each call runs in an `execute_tool` span ([`telemetry::execute_tool_span`]): the tool's
+    /// name, the call's id and, when it fails, its error kind; never its arguments.
     pub async fn call(&self, call: &ToolCall, ctx: &ToolContext) -> ToolResult {
-        let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
+        let span = telemetry::execute_tool_span(&call.name, &call.id);
         let started = Instant::now();
-        let result = self.dispatch(call, ctx).instrument(span).await;
+        let result = self.dispatch(call, ctx).instrument(span.clone()).await;
+        if let Some(kind) = &result.error_kind {
+            telemetry::record_error(&span, kind);
+        }
         let outcome = result.error_kind.clone().unwrap_or_else(|| "ok".to_owned());
         tracing::debug!(tool = %call.name, %outcome, elapsed = ?started.elapsed(), "tool call finished");
         ctx.audit().record(AuditRecord {

@@ -5,8 +5,10 @@ use async_trait::async_trait;
 use nao_render::{Truncation, render_result};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tracing::Instrument;
 
 use super::ColumnSummary;
+use crate::telemetry;
 use crate::{DialectExt, QueryId, QueryResult, Tool, ToolContext, ToolError};
 
 /// Arguments of execute_sql.
@@ -83,7 +85,18 @@ impl Tool for ExecuteSql {
         // context hands out its databases governed).
         let checked = database.prepare(&args.sql_query, Some(cap))?;
         let options = settings.exec_options(ctx.cancel().clone());
-        let collected = database.query(&checked, &options).await?;
+        let span = telemetry::db_query_span(database.name(), &checked, settings.traced_query_text);
+        let collected = match database
+            .query(&checked, &options)
+            .instrument(span.clone())
+            .await
+        {
+            Ok(collected) => collected,
+            Err(error) => {
+                telemetry::record_error(&span, error.kind_code());
+                return Err(error.into());
+            }
+        };
         let mut truncation = collected.truncation;
         if truncation.is_none()
             && checked.cap_applied()
@@ -93,6 +106,12 @@ impl Tool for ExecuteSql {
             // The host's own SQL cap is below the collector's: reaching it means rows were cut.
             truncation = Some(Truncation::RowCap { cap });
         }
+        telemetry::record_db_response(
+            &span,
+            &collected.batches,
+            collected.row_count,
+            truncation.as_ref(),
+        );
         let result = QueryResult {
             id: QueryId::random(),
             database: database.name().to_owned(),
