@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use nao_core::ProviderError;
+use nao_core::telemetry;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
@@ -76,6 +77,8 @@ pub(crate) struct Transport {
     pub(crate) provider: &'static str,
     client: reqwest::Client,
     url: String,
+    /// The host and port of `url`, for the `chat` span (never its path, query or user info).
+    server: Option<(String, u16)>,
     headers: HeaderMap,
     secret: Secret,
     pub(crate) settings: HttpSettings,
@@ -113,9 +116,14 @@ impl Transport {
         let client = client.build().map_err(|e| ConfigError::Client {
             message: e.to_string(),
         })?;
+        let server = reqwest::Url::parse(&url).ok().and_then(|parsed| {
+            let host = parsed.host_str()?.to_owned();
+            Some((host, parsed.port_or_known_default()?))
+        });
         Ok(Transport {
             provider,
             client,
+            server,
             url,
             headers,
             secret,
@@ -131,6 +139,7 @@ impl Transport {
             message: format!("could not encode the request: {e}"),
             source: Some(Box::new(e)),
         })?;
+        self.record_server();
         let mut retry = 0;
         loop {
             let outcome = self.attempt(&body, stream).await;
@@ -156,6 +165,18 @@ impl Transport {
                     retry += 1;
                 }
             }
+        }
+    }
+
+    /// Records the API's host and port on the current span, when it declares them (the
+    /// agent's `chat` span does; see `nao_core::telemetry`).
+    fn record_server(&self) {
+        let span = tracing::Span::current();
+        if let Some((host, port)) = &self.server
+            && !span.is_disabled()
+        {
+            span.record(telemetry::SERVER_ADDRESS, host.as_str());
+            span.record(telemetry::SERVER_PORT, *port);
         }
     }
 
