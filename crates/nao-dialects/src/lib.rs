@@ -79,6 +79,8 @@ mod catalog_bound;
 pub mod clickhouse;
 #[cfg(feature = "conformance")]
 pub mod conformance;
+#[cfg(any(feature = "mysql", feature = "clickhouse"))]
+mod decimal_text;
 pub mod demo;
 #[cfg(feature = "duckdb")]
 pub mod duckdb;

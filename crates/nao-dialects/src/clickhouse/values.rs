@@ -17,6 +17,7 @@ use chrono_tz::Tz;
 use super::escape;
 use super::literal::{self, Literal};
 use super::types::ChType;
+use crate::decimal_text;
 
 type Dyn = Box<dyn ArrayBuilder>;
 
@@ -314,36 +315,10 @@ fn append_scalar(
 }
 
 /// An exact decimal (`-12.50`, `3`, `.5`) as an integer of `scale` fraction digits, within
-/// `precision` digits; `None` otherwise. Fewer fraction digits than the scale are padded
-/// (modern servers drop trailing zeros).
+/// `precision` digits; `None` otherwise.
 pub(crate) fn decimal(bytes: &[u8], precision: u8, scale: i8) -> Option<i128> {
-    let (negative, digits) = match bytes.split_first()? {
-        (b'-', rest) => (true, rest),
-        (b'+', rest) => (false, rest),
-        _ => (false, bytes),
-    };
-    let (whole, fraction) = match digits.iter().position(|b| *b == b'.') {
-        Some(dot) => (&digits[..dot], &digits[dot + 1..]),
-        None => (digits, &digits[..0]),
-    };
-    let scale = usize::try_from(scale).ok()?;
-    if (whole.is_empty() && fraction.is_empty())
-        || fraction.len() > scale
-        || !whole.iter().chain(fraction).all(u8::is_ascii_digit)
-    {
-        return None;
-    }
-    let mut value: i128 = 0;
-    for digit in whole.iter().chain(fraction) {
-        value = value
-            .checked_mul(10)?
-            .checked_add(i128::from(digit - b'0'))?;
-    }
-    value = value.checked_mul(10_i128.checked_pow(u32::try_from(scale - fraction.len()).ok()?)?)?;
-    if value >= 10_i128.checked_pow(u32::from(precision))? {
-        return None;
-    }
-    Some(if negative { -value } else { value })
+    decimal_text::exact_i128(bytes, scale)
+        .filter(|&unscaled| decimal_text::fits_precision(unscaled, precision))
 }
 
 /// `YYYY-MM-DD` as days since 1970; old servers write day 0 as `0000-00-00`.

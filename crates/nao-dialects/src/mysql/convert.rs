@@ -19,6 +19,8 @@ use arrow_schema::SchemaRef;
 use mysql_async::{Row, Value};
 use nao_core::render::calendar;
 
+use crate::decimal_text;
+
 use super::types::Kind;
 
 /// Why one value could not be converted (the caller adds the column and row).
@@ -340,45 +342,15 @@ fn text(value: &Value) -> Result<Cow<'_, str>, ValueError> {
 
 /// A DECIMAL(p ≤ 38) value, unscaled at `scale`. The server's plain text (`-?digits[.digits]`)
 /// is read straight into an `i128`; anything else (or an overflow) takes the general path of
-/// [`decimal_digits`], with its errors.
+/// [`decimal_digits`], for its errors.
 fn decimal128(value: &Value, scale: i8) -> Result<i128, ValueError> {
     if let Value::Bytes(bytes) = value
-        && let Some(unscaled) = fast_decimal128(bytes, scale)
+        && let Some(unscaled) = decimal_text::exact_i128(bytes, scale)
     {
         return Ok(unscaled);
     }
     let digits = decimal_digits(&text(value)?, scale)?;
     digits.parse::<i128>().map_err(|e| e.to_string())
-}
-
-/// `-?digits[.digits]` at `scale` as an `i128`, or `None` for anything less plain: other
-/// characters, no digits, more significant fractional digits than the scale, or overflow.
-fn fast_decimal128(bytes: &[u8], scale: i8) -> Option<i128> {
-    let scale = usize::try_from(scale).ok()?;
-    let (negative, unsigned) = match bytes.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, bytes),
-    };
-    let (whole, fraction) = match unsigned.iter().position(|&b| b == b'.') {
-        Some(dot) => (&unsigned[..dot], &unsigned[dot + 1..]),
-        None => (unsigned, &[][..]),
-    };
-    if whole.is_empty() || fraction.len() > scale {
-        return None;
-    }
-    let mut magnitude: i128 = 0;
-    for &b in whole.iter().chain(fraction) {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        magnitude = magnitude
-            .checked_mul(10)?
-            .checked_add(i128::from(b - b'0'))?;
-    }
-    for _ in fraction.len()..scale {
-        magnitude = magnitude.checked_mul(10)?;
-    }
-    Some(if negative { -magnitude } else { magnitude })
 }
 
 /// The unscaled digits of the decimal `text` at `scale` (`"-1.50"` at scale 3 → `"-1500"`).
@@ -501,8 +473,8 @@ mod tests {
                 "{t:?} at scale {scale}"
             );
         }
-        assert_eq!(fast_decimal128(b"-12.5", 2), Some(-1250));
-        assert_eq!(fast_decimal128(b"1.234", 2), None);
+        assert_eq!(decimal_text::exact_i128(b"-12.5", 2), Some(-1250));
+        assert_eq!(decimal_text::exact_i128(b"1.234", 2), None);
         assert_eq!(decimal128(&Value::Int(7), 2), Ok(700));
     }
 
