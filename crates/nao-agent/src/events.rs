@@ -125,6 +125,23 @@ pub enum StopReason {
     Cancelled,
 }
 
+impl StopReason {
+    /// The reason in snake_case, as it serializes (`answer`, `follow_ups`, `provider_error`, …):
+    /// for logs, metrics and the `invoke_agent` span.
+    pub fn code(self) -> &'static str {
+        match self {
+            StopReason::Answer => "answer",
+            StopReason::Clarification => "clarification",
+            StopReason::FollowUps => "follow_ups",
+            StopReason::StepLimit => "step_limit",
+            StopReason::BudgetExhausted => "budget_exhausted",
+            StopReason::SqlRetriesExhausted => "sql_retries_exhausted",
+            StopReason::ProviderError => "provider_error",
+            StopReason::Cancelled => "cancelled",
+        }
+    }
+}
+
 /// Everything a run produced, for hosts that do not stream.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -183,5 +200,28 @@ impl AgentOutcome {
             AgentEvent::FollowUps { suggestions } => Some(suggestions.as_slice()),
             _ => None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StopReason;
+
+    #[test]
+    fn stop_reason_codes_are_their_serialized_names() {
+        let all = [
+            StopReason::Answer,
+            StopReason::Clarification,
+            StopReason::FollowUps,
+            StopReason::StepLimit,
+            StopReason::BudgetExhausted,
+            StopReason::SqlRetriesExhausted,
+            StopReason::ProviderError,
+            StopReason::Cancelled,
+        ];
+        for stop in all {
+            let json = serde_json::to_value(stop).ok();
+            assert_eq!(json.as_ref().and_then(|j| j.as_str()), Some(stop.code()));
+        }
     }
 }

@@ -78,6 +78,64 @@
 //! - **Tests and demos**: [`ScriptedProvider`] replays a script of turns and records what the
 //!   model was shown. For a real model, take one from `nao-providers`.
 //!
+//! ## Tracing
+//! A run is traced with [`tracing`](https://docs.rs/tracing) spans named and attributed after
+//! the OpenTelemetry semantic conventions for generative AI and for database calls; the names
+//! and keys are constants of [`nao_core::telemetry`]:
+//!
+//! ```text
+//! invoke_agent                         one per Agent::run / Agent::ask
+//! ├── chat {model}                     one per model call (each retry too)
+//! ├── execute_tool {tool}              one per tool call (concurrent calls are siblings)
+//! │   └── {SELECT|EXPLAIN|SHOW…} {db}  the statement an execute_sql call ran (span `db_query`)
+//! └── …
+//! ```
+//!
+//! | span | attributes |
+//! |---|---|
+//! | `invoke_agent` | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`; at the end `gen_ai.usage.input_tokens` / `output_tokens` (the run's totals), `nao.agent.stop_reason`, `error.type` if the model failed |
+//! | `chat` | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`, `gen_ai.request.temperature`, `gen_ai.response.model`, `gen_ai.response.finish_reasons`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens`, `server.address` / `server.port` (the providers of `nao-providers`), `error.type` (`auth`, `rate_limited`, `transient`, …) |
+//! | `execute_tool` | `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type`, `error.type` (the tool result's error kind) |
+//! | `db_query` | `db.system.name`, `db.namespace` (the database's name), `db.operation.name`, `nao.db.statement.kind`, `db.response.returned_rows`, `nao.db.response.bytes`, `nao.db.response.truncated`, `nao.db.response.truncated_by`, `error.type` (`syntax`, `unknown_object`, `timeout`, …), and `db.query.text` only on opt-in |
+//!
+//! Each span also carries `otel.name` (its OpenTelemetry name, such as `chat gpt-4.1`),
+//! `otel.kind` and, on failure, `otel.status_code`, which `tracing-opentelemetry` turns into
+//! the exported span's name, kind and status. The queries nao-rs writes itself (the schema
+//! context's and describe_table's sample rows) are not traced as `db_query` spans.
+//!
+//! **What spans never hold**: prompts, completions, tool arguments, cell values, API keys,
+//! connection URLs. The SQL text is left out by default; a host opts in with
+//! [`Settings::with_traced_query_text`](nao_core::Settings::with_traced_query_text)`(`[`TracedQueryText::LiteralsMasked`](nao_core::telemetry::TracedQueryText)`)`
+//! (given to [`AgentBuilder::tool_settings`]), and even then every literal is replaced by `?`
+//! and comments are dropped ([`nao_guard::mask_literals`]).
+//!
+//! **Cost**: with no subscriber listening (or one filtering the spans out) a span is a no-op:
+//! no field is evaluated and nothing known only at the end (tokens, rows, bytes) is computed.
+//!
+//! **Export**: nao-rs depends on `tracing` only. To send the spans to an OpenTelemetry
+//! collector, a host installs `tracing-opentelemetry` over the OpenTelemetry SDK and an
+//! exporter of its choice (the versions of those crates must match each other):
+//!
+//! ```ignore
+//! // Cargo.toml: opentelemetry, opentelemetry_sdk, opentelemetry-otlp, tracing-opentelemetry,
+//! // tracing-subscriber (features "registry", "env-filter").
+//! use opentelemetry::trace::TracerProvider as _;
+//! use tracing_subscriber::prelude::*;
+//!
+//! let exporter = opentelemetry_otlp::SpanExporter::builder().with_tonic().build()?;
+//! let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+//!     .with_batch_exporter(exporter)
+//!     .build();
+//! tracing_subscriber::registry()
+//!     .with(tracing_subscriber::EnvFilter::new("warn,nao_core::telemetry=info"))
+//!     .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("my-data-agent")))
+//!     .init();
+//! // … build the agent and run it; call provider.shutdown() before exiting.
+//! ```
+//!
+//! Every span has the target `nao_core::telemetry`, so that filter keeps exactly them (and
+//! warnings from everywhere).
+//!
 //! ## Untrusted input
 //! Everything the model reads about the databases comes through the host's policy: the agent
 //! sees its databases only as [`ToolContext`](nao_core::ToolContext) hands them out, wrapped in

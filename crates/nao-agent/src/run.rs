@@ -11,12 +11,14 @@ use std::time::{Duration, Instant};
 use futures_core::Stream;
 use futures_util::StreamExt;
 use nao_core::provider::collect_stream;
+use nao_core::telemetry;
 use nao_core::tools::{ClarificationOutput, SuggestFollowUpsOutput};
 use nao_core::{
     Completion, CompletionRequest, Message, RiskLevel, StreamEvent, ToolCall, ToolChoice,
     ToolContext, ToolResult, Usage,
 };
 use tokio_util::sync::{CancellationToken, DropGuard};
+use tracing::{Instrument, Span};
 
 use crate::builder::AgentInner;
 use crate::{Agent, AgentEvent, AgentOutcome, Conversation, StopReason};
@@ -128,15 +130,19 @@ impl Agent {
     ) -> AgentRun<'a> {
         let cancel = CancellationToken::new();
         let queue = Emitter::default();
+        let provider = &self.inner.provider;
+        let span = telemetry::invoke_agent_span(provider.name(), provider.model());
         let run = Run {
             agent: self.inner.clone(),
             ctx: self.inner.ctx.clone().with_cancel(cancel.clone()),
             emit: queue.clone(),
             usage: Usage::default(),
+            span: span.clone(),
+            error_type: None,
         };
         let question = question.into();
         AgentRun {
-            future: Some(Box::pin(run.drive(conversation, question))),
+            future: Some(Box::pin(run.drive(conversation, question).instrument(span))),
             queue,
             _cancel_on_drop: cancel.drop_guard(),
         }
@@ -165,11 +171,16 @@ struct Run {
     ctx: ToolContext,
     emit: Emitter,
     usage: Usage,
+    /// The run's `invoke_agent` span, for what is known only at the end.
+    span: Span,
+    /// The code of the model failure that ended the run, if one did.
+    error_type: Option<&'static str>,
 }
 
 impl Run {
     async fn drive(mut self, conversation: &mut Conversation, question: String) {
         let stop = self.turns(conversation, question).await;
+        telemetry::record_agent_end(&self.span, self.usage, stop.code(), self.error_type);
         self.emit.emit(AgentEvent::Finished {
             stop,
             usage: self.usage,
@@ -346,17 +357,25 @@ impl Run {
         let mut attempt = 0;
         let completion = loop {
             let emit = self.emit.clone();
-            let outcome = match provider.stream(&request).await {
-                Ok(stream) => {
-                    collect_stream(stream, provider.name(), |event| {
-                        if let StreamEvent::TextDelta { text } = event {
-                            emit.emit(AgentEvent::TextDelta { text: text.clone() });
-                        }
-                    })
-                    .await
+            // One `chat` span per attempt: each is a call of its own to the model.
+            let span = telemetry::chat_span(provider.name(), provider.model(), &request);
+            let outcome = async {
+                let stream = provider.stream(&request).await?;
+                collect_stream(stream, provider.name(), |event| {
+                    if let StreamEvent::TextDelta { text } = event {
+                        emit.emit(AgentEvent::TextDelta { text: text.clone() });
+                    }
+                })
+                .await
+            }
+            .instrument(span.clone())
+            .await;
+            match &outcome {
+                Ok(completion) => telemetry::record_completion(&span, completion),
+                Err(error) => {
+                    telemetry::record_error(&span, telemetry::provider_error_type(error));
                 }
-                Err(error) => Err(error),
-            };
+            }
             match outcome {
                 Ok(completion) => break completion,
                 Err(error) if error.is_retryable() && attempt < settings.provider_retries => {
@@ -368,6 +387,7 @@ impl Run {
                     tokio::time::sleep(wait).await;
                 }
                 Err(error) => {
+                    self.error_type = Some(telemetry::provider_error_type(&error));
                     self.emit.emit(AgentEvent::Error {
                         message: error.to_string(),
                     });
