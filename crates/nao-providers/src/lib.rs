@@ -127,6 +127,14 @@
 //!
 //! None: both adapters are always compiled; they share one HTTP client stack.
 //!
+//! # Tracing
+//!
+//! Each request records the API's host and port (`server.address`, `server.port`) on the
+//! current span when that span declares them, as the `chat` span of `nao-agent` does (see
+//! [`nao_core::telemetry`]): never the path, the query string, a header or the key. Retries are
+//! `WARN` events naming the provider, the attempt, the delay and the classified error (keys
+//! redacted).
+//!
 //! # TLS and proxies
 //!
 //! HTTPS uses rustls with the *ring* crypto provider, installed as the process default when
