@@ -223,6 +223,9 @@ fn check_object(
 }
 
 #[cfg(test)]
+mod cross_check;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
