@@ -111,7 +111,7 @@ impl TableInfo {
 }
 
 /// The kind of a relation in the catalogue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum TableKind {
@@ -202,7 +202,7 @@ impl TableSchema {
 }
 
 /// One column of a table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
 pub struct ColumnInfo {
     /// The column's name.
@@ -222,6 +222,7 @@ pub struct ColumnInfo {
         with = "mask_rule_text",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<String>")]
     pub mask: Option<nao_guard::MaskRule>,
 }
 

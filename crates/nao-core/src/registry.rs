@@ -15,7 +15,8 @@ use crate::error::NameList;
 use crate::telemetry;
 use crate::{AuditRecord, RiskLevel, Tool, ToolContext, ToolError};
 
-/// A tool as the model sees it: name, description and the JSON Schema of its arguments.
+/// A tool as the model sees it: name, description and the JSON Schema of its arguments (and,
+/// for MCP clients, of its structured output).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct ToolSpec {
@@ -25,6 +26,9 @@ pub struct ToolSpec {
     pub description: String,
     /// The JSON Schema (draft 2020-12, subschemas inlined) of the arguments object.
     pub parameters: Value,
+    /// The JSON Schema (draft 2020-12, subschemas inlined) of the structured output of a
+    /// successful call ([`ToolResult::structured`]), derived from [`Tool::Output`].
+    pub output: Value,
     /// The risk level.
     pub risk: RiskLevel,
 }
@@ -300,23 +304,34 @@ impl<T: Tool> std::fmt::Debug for Typed<T> {
     }
 }
 
+/// The JSON Schema of `T`: draft 2020-12, every subschema inlined (some providers and MCP
+/// clients do not follow `$ref`).
+fn schema_of<T: schemars::JsonSchema>() -> Value {
+    SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
+}
+
+/// `schema` without the meta keys: providers want the bare schema, and `$schema` and `title`
+/// only add noise for the model.
+fn bare(mut schema: Value) -> Value {
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("$schema");
+        object.remove("title");
+    }
+    schema
+}
+
 impl<T: Tool> Typed<T> {
     fn new(tool: T) -> Self {
-        let mut parameters = tool.args_schema().unwrap_or_else(|| {
-            let generator = SchemaSettings::draft2020_12()
-                .with(|s| s.inline_subschemas = true)
-                .into_generator();
-            generator.into_root_schema_for::<T::Args>().to_value()
-        });
-        if let Some(object) = parameters.as_object_mut() {
-            // Providers want the bare object schema; the meta keys only add noise for the model.
-            object.remove("$schema");
-            object.remove("title");
-        }
+        let parameters = bare(tool.args_schema().unwrap_or_else(|| schema_of::<T::Args>()));
         let spec = ToolSpec {
             name: tool.name().to_owned(),
             description: tool.description().to_owned(),
             parameters,
+            output: bare(schema_of::<T::Output>()),
             risk: tool.risk(),
         };
         Typed { tool, spec }

@@ -27,8 +27,11 @@ pub enum RiskLevel {
 pub trait Tool: Send + Sync + 'static {
     /// The arguments, as the model sends them (JSON). Use `#[serde(deny_unknown_fields)]`.
     type Args: DeserializeOwned + JsonSchema + Send;
-    /// What the tool returns; also sent as structured content.
-    type Output: Serialize + Send + Sync;
+    /// What the tool returns; also sent as structured content, whose JSON Schema the registry
+    /// derives from this type ([`ToolSpec::output`](crate::ToolSpec::output)) and MCP servers
+    /// publish as the tool's `outputSchema`: derive `JsonSchema` next to `Serialize` and keep
+    /// the two in agreement (`#[schemars(with = …)]` for fields serialized by hand).
+    type Output: Serialize + JsonSchema + Send + Sync;
 
     /// The name the model calls it by (`execute_sql`).
     fn name(&self) -> &str;

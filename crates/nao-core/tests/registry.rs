@@ -23,7 +23,7 @@ struct RepeatArgs {
     times: u32,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 struct Repeated {
     text: String,
 }

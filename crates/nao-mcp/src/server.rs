@@ -34,8 +34,9 @@ pub const DEFAULT_PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
 const PROGRESS_SEND_LIMIT: Duration = Duration::from_millis(100);
 
 /// An MCP server over a [`ToolRegistry`]: every registered tool becomes an MCP tool (its JSON
-/// Schema as the input schema, its risk level as read-only/destructive hints, its Markdown as
-/// text content and its output as structured content), and every table of every database
+/// Schema as the input schema, its output's as the output schema, its risk level as
+/// read-only/destructive hints, its Markdown as text content and its output as structured
+/// content), and every table of every database
 /// becomes a resource `nao://<database>/<schema.table>`.
 ///
 /// Cloning is cheap; clones share the registry, the context (and so the stored results) and
@@ -132,12 +133,33 @@ pub fn mcp_tool(spec: &ToolSpec) -> Tool {
     }
     // Every built-in tool only reads from databases it is configured with.
     annotations = annotations.open_world(false);
-    Tool::new(
+    let mut tool = Tool::new(
         spec.name.clone(),
         spec.description.clone(),
         Arc::new(schema),
     )
-    .with_annotations(annotations)
+    .with_annotations(annotations);
+    tool.output_schema = Some(Arc::new(output_schema(&spec.output)));
+    tool
+}
+
+/// The schema of a tool's structured content: the output's own when it is an object, else
+/// the object [`mcp_result`] wraps it in (`{"result": …}`).
+fn output_schema(output: &Value) -> serde_json::Map<String, Value> {
+    match output {
+        Value::Object(object) if object.get("type").and_then(Value::as_str) == Some("object") => {
+            object.clone()
+        }
+        other => {
+            let mut properties = serde_json::Map::new();
+            properties.insert("result".to_owned(), other.clone());
+            let mut wrapped = serde_json::Map::new();
+            wrapped.insert("type".to_owned(), "object".into());
+            wrapped.insert("properties".to_owned(), Value::Object(properties));
+            wrapped.insert("required".to_owned(), serde_json::json!(["result"]));
+            wrapped
+        }
+    }
 }
 
 /// The MCP result of a registry result.
@@ -312,5 +334,32 @@ fn call_outcome(request: &CancellationToken, drain: &Drain, is_error: bool) -> &
         (true, true, _) => "cancelled",
         (true, false, true) => "cut",
         (true, false, false) => "error",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn output_schemas_describe_the_structured_content_as_sent() {
+        let object = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        assert_eq!(Value::Object(output_schema(&object)), object);
+        // A tool returning a string has its output wrapped (`mcp_result`), and so has its schema.
+        let wrapped = Value::Object(output_schema(&json!({"type": "string"})));
+        assert_eq!(
+            wrapped,
+            json!({"type": "object", "properties": {"result": {"type": "string"}},
+                   "required": ["result"]})
+        );
+        let result: ToolResult = serde_json::from_value(json!({
+            "call_id": "1", "tool": "t", "content": "text", "structured": "text",
+            "is_error": false, "error_kind": null, "retryable": false, "ends_turn": false,
+            "row_count": null
+        }))
+        .expect("a tool result");
+        let result = mcp_result(result);
+        assert_eq!(result.structured_content, Some(json!({"result": "text"})));
     }
 }

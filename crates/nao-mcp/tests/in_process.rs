@@ -62,6 +62,17 @@ async fn lists_tools_with_schemas_and_annotations() {
     assert!(execute_sql.description.as_deref().unwrap_or("").len() > 20);
     assert_eq!(execute_sql.input_schema["type"], "object");
     assert!(execute_sql.input_schema["properties"]["sql_query"].is_object());
+    // The structured content's schema: what the tool returns, as MCP's outputSchema.
+    let output = execute_sql
+        .output_schema
+        .as_ref()
+        .expect("an output schema");
+    assert_eq!(output["type"], "object");
+    assert!(output["properties"]["query_id"].is_object(), "{output:?}");
+    assert!(
+        tools.iter().all(|t| t.output_schema.is_some()),
+        "every tool has one"
+    );
     let hints = execute_sql.annotations.as_ref().unwrap();
     assert_eq!(hints.read_only_hint, Some(true));
     assert_eq!(hints.destructive_hint, Some(false));

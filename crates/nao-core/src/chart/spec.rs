@@ -151,7 +151,7 @@ impl Series {
 
 /// A chart over a stored query result: which columns go where, and how it is drawn. The data
 /// itself always comes from the result (see [`ChartData`](crate::chart::ChartData)).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct ChartSpec {
     /// The query result charted.

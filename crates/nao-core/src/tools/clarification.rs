@@ -20,7 +20,7 @@ pub struct ClarificationArgs {
 }
 
 /// What clarification returns: the question, for the host to show.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct ClarificationOutput {
     /// The question.

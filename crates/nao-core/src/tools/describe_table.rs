@@ -34,7 +34,7 @@ pub struct DescribeTableArgs {
 }
 
 /// What describe_table returns.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[non_exhaustive]
 pub struct DescribeTableOutput {
     /// The database.

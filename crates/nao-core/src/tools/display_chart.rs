@@ -36,7 +36,7 @@ pub struct DisplayChartArgs {
 
 /// What display_chart returns: the spec and its Vega-Lite rendering (also pushed to the
 /// context as an [`Artifact`] of kind `"chart"`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[non_exhaustive]
 pub struct DisplayChartOutput {
     /// The artifact's id.

@@ -25,7 +25,7 @@ pub struct ExecuteSqlArgs {
 }
 
 /// What execute_sql returns.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[non_exhaustive]
 pub struct ExecuteSqlOutput {
     /// The id to page (read_query_result) or chart the result with.

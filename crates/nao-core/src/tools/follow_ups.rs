@@ -16,7 +16,7 @@ pub struct SuggestFollowUpsArgs {
 }
 
 /// What suggest_follow_ups returns: the suggestions, for the host to show.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct SuggestFollowUpsOutput {
     /// The suggestions.

@@ -30,7 +30,7 @@ pub struct ListTablesArgs {
 }
 
 /// One listed table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ListedTable {
     /// The database it is in.
     pub database_id: String,
@@ -43,7 +43,7 @@ pub struct ListedTable {
 }
 
 /// What list_tables returns.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[non_exhaustive]
 pub struct ListTablesOutput {
     /// The tables listed (at most 300).

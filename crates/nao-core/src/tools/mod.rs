@@ -46,7 +46,7 @@ pub fn default_tools() -> ToolRegistry {
 }
 
 /// A column's name and Arrow type, for structured tool output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ColumnSummary {
     /// The column's name.
     pub name: String,

@@ -28,7 +28,7 @@ pub struct ReadQueryResultArgs {
 }
 
 /// What read_query_result returns.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[non_exhaustive]
 pub struct ReadQueryResultOutput {
     /// The result's id.

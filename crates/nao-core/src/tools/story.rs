@@ -45,7 +45,7 @@ pub struct StoryArgs {
 }
 
 /// What story returns (also pushed to the context as an [`Artifact`] of kind `"story"`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[non_exhaustive]
 pub struct StoryOutput {
     /// The story's id.
