@@ -61,6 +61,20 @@ impl Server {
         stdin.flush().await.unwrap();
     }
 
+    /// How the process ended (it has closed its stdout) and what it wrote to stderr.
+    pub(crate) async fn exit_report(&mut self) -> (String, String) {
+        let status = match tokio::time::timeout(WAIT, self.child.wait()).await {
+            Ok(Ok(status)) => format!("exited: {status}"),
+            Ok(Err(e)) => format!("could not be waited for: {e}"),
+            Err(_) => "closed its stdout but did not exit".to_owned(),
+        };
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            let _ = tokio::time::timeout(WAIT, pipe.read_to_string(&mut stderr)).await;
+        }
+        (status, stderr)
+    }
+
     /// Sends one message.
     pub(crate) async fn send(&mut self, message: &Value) {
         self.send_raw(&message.to_string()).await;
@@ -73,8 +87,13 @@ impl Server {
             let line = tokio::time::timeout(WAIT, lines.next_line())
                 .await
                 .expect("the server answers")
-                .unwrap()
-                .expect("stdout stays open");
+                .unwrap();
+            let Some(line) = line else {
+                let (status, stderr) = self.exit_report().await;
+                panic!(
+                    "stdout closed waiting for answer {id}: the server {status}; its stderr:\n{stderr}"
+                );
+            };
             let message: Value = serde_json::from_str(&line)
                 .unwrap_or_else(|e| panic!("stdout holds only JSON-RPC ({e}): {line}"));
             if message["id"] == json!(id) {
