@@ -267,14 +267,17 @@ pub fn execute_tool_span(tool: &str, call_id: &str) -> Span {
 /// [`DialectError::kind_code`](crate::DialectError::kind_code).
 pub fn db_query_span(database: &str, sql: &ReadOnlySql, text: TracedQueryText) -> Span {
     let dialect = sql.dialect();
-    let operation = operation_name(sql);
+    // The field values are evaluated only when the span is enabled.
     let span = tracing::info_span!(
         DB_QUERY,
-        { OTEL_NAME } = %format_args!("{} {database}", operation.unwrap_or(db_system_name(dialect))),
+        { OTEL_NAME } = %format_args!(
+            "{} {database}",
+            operation_name(sql).unwrap_or(db_system_name(dialect))
+        ),
         { OTEL_KIND } = "client",
         { DB_SYSTEM_NAME } = db_system_name(dialect),
         { DB_NAMESPACE } = database,
-        { DB_OPERATION_NAME } = operation,
+        { DB_OPERATION_NAME } = operation_name(sql),
         { NAO_DB_STATEMENT_KIND } = statement_kind_name(sql.kind()),
         { DB_QUERY_TEXT } = Empty,
         { DB_RESPONSE_RETURNED_ROWS } = Empty,
