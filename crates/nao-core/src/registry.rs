@@ -326,7 +326,7 @@ fn bare(mut schema: Value) -> Value {
 
 impl<T: Tool> Typed<T> {
     fn new(tool: T) -> Self {
-        let parameters = bare(tool.args_schema().unwrap_or_else(|| schema_of::<T::Args>()));
+        let parameters = bare(tool.args_schema().unwrap_or_else(schema_of::<T::Args>));
         let spec = ToolSpec {
             name: tool.name().to_owned(),
             description: tool.description().to_owned(),
