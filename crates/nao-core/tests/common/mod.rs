@@ -1,4 +1,5 @@
 //! The tools over the SQLite demo shop, called the way a model calls them.
+#![allow(dead_code)] // Each test file uses part of it.
 
 use nao_core::{Databases, ToolCall, ToolContext, ToolRegistry, ToolResult, tools};
 use nao_dialects::demo::DemoScale;
