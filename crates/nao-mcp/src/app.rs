@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use nao_core::guard::Policy;
 use nao_core::masking::{MaskKey, ValueDetector};
-use nao_core::{AdmissionLimits, Databases, Dialect, ResultStore, Settings, ToolContext, tools};
+use nao_core::{
+    AdmissionLimits, Databases, Dialect, ResultStore, Settings, ToolContext, ToolRegistry, tools,
+};
 use nao_dialects::{EngineLimits, Isolation, Spill};
 use rmcp::ServiceExt;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -12,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::McpServer;
 use crate::auth::BearerToken;
+use crate::config::{NamedQuery, NamedQueryError, NamedQuerySpec};
 use crate::options::{Options, Transport};
 use crate::redact::{redact_url, scrub};
 
@@ -42,6 +45,8 @@ pub enum ServeError {
         /// What is wrong (never the token).
         message: String,
     },
+    /// A named query of the config file cannot be served.
+    NamedQuery(NamedQueryError),
 }
 
 impl std::fmt::Display for ServeError {
@@ -57,6 +62,7 @@ impl std::fmt::Display for ServeError {
             ServeError::AuthToken { path, message } => {
                 write!(f, "bearer token file {}: {message}", path.display())
             }
+            ServeError::NamedQuery(error) => write!(f, "{error}"),
         }
     }
 }
@@ -271,7 +277,46 @@ pub async fn build_server(options: &Options) -> Result<McpServer, ServeError> {
     let ctx = ToolContext::new(databases)
         .with_settings(settings)
         .with_results(Arc::new(result_store(options)));
-    Ok(McpServer::new(tools::sql_tools(), ctx))
+    let registry = named_queries(tools::sql_tools(), &options.named_queries, &ctx)?;
+    Ok(McpServer::new(registry, ctx))
+}
+
+/// `registry` with a tool for each named query, each checked against its database as the
+/// tools see it (governed by the policy): see [`NamedQuery::new`].
+pub fn named_queries(
+    mut registry: ToolRegistry,
+    specs: &[NamedQuerySpec],
+    ctx: &ToolContext,
+) -> Result<ToolRegistry, ServeError> {
+    for spec in specs {
+        let database = ctx
+            .databases()
+            .pick(spec.database.as_deref())
+            .map_err(|error| {
+                ServeError::NamedQuery(NamedQueryError {
+                    tool: spec.name.clone(),
+                    message: match &spec.database {
+                        Some(_) => error.to_string(),
+                        None => format!(
+                            "{error}; name its database with `database = \"…\"` under \
+                             [tools.{}]",
+                            spec.name
+                        ),
+                    },
+                })
+            })?;
+        let tool =
+            NamedQuery::new(spec.clone(), database.as_ref()).map_err(ServeError::NamedQuery)?;
+        if registry.names().contains(&spec.name) {
+            return Err(ServeError::NamedQuery(NamedQueryError {
+                tool: spec.name.clone(),
+                message: "a tool of this name is already served".into(),
+            }));
+        }
+        tracing::info!(tool = %spec.name, database = %database.name(), "named query served");
+        registry.register(tool);
+    }
+    Ok(registry)
 }
 
 /// The store of results the options ask for: their budget, and spilling under `--spill-dir`.

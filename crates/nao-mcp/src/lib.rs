@@ -28,8 +28,16 @@
 //!   `isError: true` and the same text the model would see (not a JSON-RPC error).
 //! - Every table of every database is a resource `nao://<database>/<schema.table>` whose
 //!   Markdown holds the columns, types, nullability, comments and a few sample rows.
-//! - The `nao-mcp` binary ([`options::USAGE`]) serves databases from URLs over stdio (default)
-//!   or streamable HTTP (`--http 127.0.0.1:PORT`, endpoint `/mcp`, see [`http::HttpConfig`]).
+//! - The `nao-mcp` binary ([`options::help_text`] is its `--help`) serves databases from URLs
+//!   over stdio (default) or streamable HTTP (`--http 127.0.0.1:PORT`, endpoint `/mcp`, see
+//!   [`http::HttpConfig`]).
+//! - `nao-mcp --config nao-mcp.toml` reads databases (URLs from the environment with
+//!   `url_env`), policy, limits and HTTP settings from a TOML file ([`config`];
+//!   `examples/nao-mcp.toml` documents every key), flags on the command line winning, and
+//!   serves its **named queries** as tools of their own: SQL the operator wrote, with typed
+//!   `:name` parameters the model fills in ([`config::NamedQuery`]). Each value is written as
+//!   a literal of the database's dialect, checked to leave the statement's parse unchanged, and
+//!   the query then passes the guard, the policy and the row cap like any `execute_sql` call.
 //!
 //! ## Features
 //! - `sqlite` (default): the embedded SQLite adapter; `--demo` needs it.
@@ -55,7 +63,10 @@
 //! spinning and repeated faults are logged once a second; requests with a non-loopback `Host`
 //! or a foreign `Origin` get 403. On SIGTERM or Ctrl-C the server stops taking calls, lets
 //! running ones finish within `--drain-timeout` (default 10 s), answers the rest with a
-//! JSON-RPC error and exits with success ([`drain`]). Database URLs may carry credentials in any form (URL userinfo, `%`-encoded, query
+//! JSON-RPC error and exits with success ([`drain`]). A named query's parameters are checked
+//! against their JSON Schema, and a value that cannot be written as a literal of the database's
+//! dialect (a NUL character where it has no escape) or that would change how the statement
+//! parses is refused as invalid arguments. Database URLs may carry credentials in any form (URL userinfo, `%`-encoded, query
 //! parameters, key=value strings): the server never echoes them in errors, logs or `Debug`
 //! output ([`redact`]), and logs go to stderr only, since stdout is the protocol channel.
 //!
@@ -66,6 +77,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod config;
 pub mod drain;
 #[cfg(feature = "http")]
 pub mod http;

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use nao_mcp::app;
-use nao_mcp::options::{Options, USAGE};
+use nao_mcp::options::{self, Options};
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
@@ -32,9 +32,9 @@ fn main() -> ExitCode {
         // Help and version go to stdout like any CLI; no protocol runs in this case.
         #[allow(clippy::print_stdout)]
         if options.help {
-            print!("{USAGE}");
+            print!("{}", options::help_text());
         } else {
-            println!("nao-mcp {}", env!("CARGO_PKG_VERSION"));
+            println!("{}", options::version_text());
         }
         return ExitCode::SUCCESS;
     }

@@ -1,129 +1,38 @@
-//! The command line of the `nao-mcp` binary, parsed by hand (no CLI framework needed for a dozen
-//! flags).
+//! The command line of the `nao-mcp` binary (clap; `--help` is generated from the flags' doc
+//! comments in `cli.rs`) and its `--config` file, merged into one [`Options`].
+//!
+//! Where a setting comes from, highest first: the command line, the config file, the
+//! environment (`NAO_DATABASE_URL` only when neither names a database), the defaults.
+
+pub(crate) mod cli;
+pub(crate) mod values;
 
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::{CommandFactory, Parser};
 use nao_core::guard::MaskRule;
+
+use crate::config::{self, NamedQuerySpec};
+use crate::redact::scrub;
+use cli::Cli;
+use values::shown;
 
 pub use crate::redact::redact_url;
 
-/// The usage text of `nao-mcp --help`.
-pub const USAGE: &str = "\
-nao-mcp: an MCP server giving any MCP client safe, read-only SQL on your databases.
+/// The text of `nao-mcp --help`: every flag by group, the environment variables and how the
+/// config file and the flags combine.
+/// Wrapped to the terminal's width, at most 100 columns.
+pub fn help_text() -> String {
+    Cli::command().render_long_help().to_string()
+}
 
-USAGE:
-    nao-mcp [OPTIONS]
-
-DATABASES (at least one, or --demo, or NAO_DATABASE_URL):
-    --database NAME=URL      Serve the database at URL as NAME (repeatable). URLs:
-                             sqlite:///path.db, duckdb:///path.duckdb, postgres://user@host/db,
-                             mysql://user@host/db. `--database URL` names it `default`.
-    --demo                   Serve the generated demo shop database (in memory) as `shop`.
-    NAO_DATABASE_URL         Environment: a database URL used when no --database is given
-                             (named by NAO_DATABASE_NAME, default `default`). Prefer the
-                             environment for credentials: they are never logged or echoed.
-    --set-role ROLE          Server databases: switch every connection to ROLE (SET ROLE)
-                             right after connecting. On PostgreSQL a privileged login then
-                             reads as the read-only ROLE; on MySQL/MariaDB a role only adds
-                             privileges, so log in as a read-only user there instead.
-    --allow-privileged       Server databases: open even when the role can do more than read
-                             (superuser, file access, signalling other sessions, write
-                             grants). Without it such a role is refused, with the SQL for a
-                             read-only one. Only for hosts that really mean it: the guard and
-                             the read-only transaction still apply, but the role no longer
-                             backs them up.
-
-LIMITS:
-    --max-rows N             Rows kept from one query result (default 10000).
-    --timeout SECONDS        Time limit of one statement (default 30).
-    --allow-table PATTERN    Only these tables may be read (repeatable; `sales.*`, `orders`).
-    --deny-table PATTERN     These tables may not be read (repeatable).
-    --deny-column PATTERN    These columns may not be read or shown (repeatable;
-                             `customers.email`, `*.ssn`): left out of descriptions, samples,
-                             resources and the schema, and refused in queries.
-    --mask-column PATTERN=RULE
-                             These columns' values are masked wherever they are shown
-                             (repeatable; `customers.email=hash`, `*.ssn=partial:4`). RULE is
-                             hash (keyed: equal values stay equal, so grouping, joins and
-                             counts still work), redact, null, or partial:N (the last N
-                             characters). Queries may select, compare (=, IN, IS NULL), group,
-                             join on and count such a column; other uses are refused.
-    --detect-personal-values
-                             Also replace what looks like an email address, a phone or card
-                             number, an IBAN or a national id in any other text column with a
-                             label ([email], [phone], ...), and say so under the result.
-    --mask-key-file PATH     The key for hash masking, read from a file (32 hex digits, as
-                             `openssl rand -hex 16` prints, or a long passphrase), so hashes
-                             stay the same across restarts. Default: a random key per run.
-    --max-request-bytes N    Largest JSON-RPC message accepted (default 4194304).
-    --max-running N          Statements one database runs at once (default: twice the cores,
-                             at least 4, and no more than its own pool). The others wait
-                             for a turn; waiting does not count against --timeout.
-    --max-waiting N          Statements that may wait for a turn per database (default 256);
-                             one more is answered busy (retry later) at once.
-    --max-wait SECONDS       How long a statement waits for a turn before it is answered
-                             busy (retry later) (default 10).
-
-EMBEDDED ENGINES (SQLite, DuckDB):
-    --memory-limit SIZE      Memory one database's engine may use (e.g. 512MiB, 2GiB; default
-                             an eighth of the machine's memory, between 128 MiB and 2 GiB).
-    --engine-threads N       Threads one DuckDB statement runs on (default: the cores).
-    --spill-dir DIR          DuckDB: let big sorts, joins and aggregates spill to a private
-                             directory under DIR (removed on exit) instead of failing at the
-                             memory limit; and stored results beyond --result-budget go to
-                             another private directory there. Default: no spilling. (SQLite
-                             always writes its temporary data to unnamed files in the
-                             system's temp directory.)
-    --max-spill SIZE         DuckDB: the most data spilled per database (default 2GiB).
-    --duckdb-in-process      Run DuckDB statements in this process. By default each runs in
-                             a worker process (this program again) whose memory the system
-                             bounds and which is ended when a statement times out.
-
-RESULTS:
-    --result-budget SIZE     Memory for stored query results (what read_query_result pages),
-                             shared fairly by the sessions (default 256MiB). Beyond it the
-                             least recently used results of the session holding the most
-                             leave memory: to --spill-dir when given, else they are dropped
-                             and their query must run again. A session's results go when the
-                             session ends.
-
-TRANSPORT:
-    (default)                stdio: JSON-RPC on stdin/stdout; logs go to stderr.
-    --http ADDR              Streamable HTTP on ADDR (e.g. 127.0.0.1:8080), endpoint /mcp.
-    --max-sessions N         HTTP: most live sessions (default 100). When full, a new client
-                             gets 503 until a session ends (DELETE) or idles out; live
-                             sessions are never evicted to make room.
-    --session-idle-timeout SECONDS
-                             HTTP: close a session that has had no request for this long
-                             (default 600); a session with a call running is not idle.
-    --allow-origin ORIGIN    HTTP: also accept browser requests from ORIGIN (repeatable; e.g.
-                             https://app.example.com or http://host:*). Loopback origins are
-                             always accepted; any other Origin gets 403, as does a Host that
-                             is not localhost, 127.0.0.1 or ::1 (DNS rebinding).
-    --allow-host HOST        HTTP: also accept requests whose Host is HOST, with or without a
-                             port (repeatable; e.g. mcp.example.com or 10.0.0.5:8080): the
-                             names clients use when the server listens beyond loopback.
-    --auth-token-env VAR     HTTP: every request must send `Authorization: Bearer <token>`,
-                             the token being the value of the environment variable VAR;
-                             others get 401. Use it whenever --http listens beyond loopback.
-    --auth-token-file PATH   HTTP: the same, the token read from the file PATH.
-    --max-connections N      HTTP: most open connections (default 1024). Beyond it new
-                             connections wait in the system's queue until one closes. A
-                             connection must send its request headers within 10 s and its
-                             body within 30 s, or it is closed.
-    --drain-timeout SECONDS  On SIGTERM or Ctrl-C: stop taking new calls, let running ones
-                             finish for up to this long (default 10; 0 cancels them at once),
-                             answer the rest with a JSON-RPC error, then exit with success.
-
-OTHER:
-    --log-level LEVEL        error, warn, info (default), debug or trace; logs go to stderr.
-                             RUST_LOG, when set, chooses instead (e.g. nao_mcp=debug,rmcp=warn).
-    -h, --help               Print this help.
-    -V, --version            Print the version.
-";
+/// The text of `nao-mcp --version`.
+pub fn version_text() -> String {
+    format!("nao-mcp {}", env!("CARGO_PKG_VERSION"))
+}
 
 /// Where the server talks to its client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,6 +134,10 @@ pub struct Options {
     pub duckdb_worker: Option<std::path::PathBuf>,
     /// The log level.
     pub log_level: String,
+    /// The config file the settings were read from, if any.
+    pub config: Option<PathBuf>,
+    /// The named queries of the config file, served as tools of their own.
+    pub named_queries: Vec<NamedQuerySpec>,
     /// `--help` was given.
     pub help: bool,
     /// `--version` was given.
@@ -289,13 +202,16 @@ impl Default for Options {
             duckdb_in_process: false,
             duckdb_worker: None,
             log_level: "info".to_owned(),
+            config: None,
+            named_queries: Vec::new(),
             help: false,
             version: false,
         }
     }
 }
 
-/// A command line that could not be understood.
+/// A command line (or config file) that could not be understood. The message never holds a
+/// password given on the command line or in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsageError(pub String);
 
@@ -307,172 +223,107 @@ impl fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+impl From<config::ConfigError> for UsageError {
+    fn from(error: config::ConfigError) -> Self {
+        UsageError(error.0)
+    }
+}
+
 impl Options {
-    /// Parses the arguments (without the program name). `env` looks up environment variables
-    /// (`NAO_DATABASE_URL`, `NAO_DATABASE_NAME`), so tests need not touch the process's.
+    /// Parses the arguments (without the program name) and the `--config` file they name.
+    /// `env` looks up environment variables (`NAO_DATABASE_URL`, `NAO_DATABASE_NAME`, the
+    /// variables `--auth-token-env` and the file's `url_env` name), so tests need not touch
+    /// the process's.
     pub fn parse<I, S>(args: I, env: impl Fn(&str) -> Option<String>) -> Result<Self, UsageError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let mut options = Options::default();
-        let mut args = args.into_iter().map(Into::into);
-        while let Some(arg) = args.next() {
-            // Accept both `--flag value` and `--flag=value`.
-            let (flag, inline) = match arg.split_once('=') {
-                Some((flag, value)) if flag.starts_with("--") => {
-                    (flag.to_owned(), Some(value.to_owned()))
-                }
-                _ => (arg.clone(), None),
-            };
-            let mut value = |name: &str| -> Result<String, UsageError> {
-                match inline.clone().or_else(|| args.next()) {
-                    Some(v) => Ok(v),
-                    None => Err(UsageError(format!("{name} needs a value"))),
-                }
-            };
-            match flag.as_str() {
-                "--database" | "-d" => {
-                    options.databases.push(database_arg(&value("--database")?));
-                }
-                "--demo" => options.demo = true,
-                "--max-rows" => {
-                    options.max_rows = Some(number(&value("--max-rows")?, "--max-rows")?)
-                }
-                "--timeout" => options.timeout = Some(seconds(&value("--timeout")?, "--timeout")?),
-                "--max-running" => {
-                    let n = number(&value("--max-running")?, "--max-running")?;
-                    options.max_running = Some(
-                        usize::try_from(n)
-                            .ok()
-                            .filter(|n| *n > 0)
-                            .ok_or_else(|| UsageError("--max-running wants at least 1".into()))?,
-                    );
-                }
-                "--max-waiting" => {
-                    let n = number(&value("--max-waiting")?, "--max-waiting")?;
-                    options.max_waiting = Some(usize::try_from(n).unwrap_or(usize::MAX));
-                }
-                "--max-wait" => {
-                    options.max_wait = Some(seconds_or_zero(&value("--max-wait")?, "--max-wait")?);
-                }
-                "--allow-table" => options.allow_tables.push(value("--allow-table")?),
-                "--deny-table" => options.deny_tables.push(value("--deny-table")?),
-                "--deny-column" => options.deny_columns.push(value("--deny-column")?),
-                "--mask-column" => options
-                    .mask_columns
-                    .push(mask_column(&value("--mask-column")?)?),
-                "--detect-personal-values" => options.detect_personal_values = true,
-                "--mask-key-file" => options.mask_key_file = Some(value("--mask-key-file")?.into()),
-                "--max-request-bytes" => {
-                    let bytes = number(&value("--max-request-bytes")?, "--max-request-bytes")?;
-                    options.max_request_bytes = usize::try_from(bytes)
-                        .map_err(|_| UsageError("--max-request-bytes is too large".into()))?;
-                }
-                "--http" => {
-                    let text = value("--http")?;
-                    let addr = text.parse().map_err(|_| {
-                        UsageError(format!(
-                            "--http wants an address like 127.0.0.1:8080, got {}",
-                            shown(&text)
-                        ))
-                    })?;
-                    options.transport = Transport::Http(addr);
-                }
-                "--max-sessions" => {
-                    let n = number(&value("--max-sessions")?, "--max-sessions")?;
-                    options.max_sessions = usize::try_from(n)
-                        .ok()
-                        .filter(|n| *n > 0)
-                        .ok_or_else(|| UsageError("--max-sessions wants at least 1".into()))?;
-                }
-                "--session-idle-timeout" => {
-                    options.session_idle_timeout =
-                        seconds(&value("--session-idle-timeout")?, "--session-idle-timeout")?;
-                }
-                "--allow-origin" => {
-                    let origin = origin(&value("--allow-origin")?)?;
-                    options.allowed_origins.push(origin);
-                }
-                "--allow-host" => {
-                    let host = value("--allow-host")?;
-                    let plain =
-                        !host.is_empty() && !host.contains(['/', '?', '#', '@', ' ', ',', '*']);
-                    if !plain {
-                        return Err(UsageError(format!(
-                            "--allow-host wants a host name like mcp.example.com or \
-                             10.0.0.5:8080, got {}",
-                            shown(&host)
-                        )));
-                    }
-                    options.allowed_hosts.push(host);
-                }
-                "--auth-token-env" => {
-                    let name = value("--auth-token-env")?;
-                    let token = env(&name).and_then(|t| crate::auth::BearerToken::new(&t));
-                    options.auth_token = Some(token.ok_or_else(|| {
+        let args: Vec<String> = args.into_iter().map(Into::into).collect();
+        let program = std::iter::once("nao-mcp".to_owned());
+        let cli = Cli::try_parse_from(program.chain(args.iter().cloned()))
+            .map_err(|error| usage_error(&error, &args))?;
+        if cli.help || cli.version {
+            return Ok(Options {
+                help: cli.help,
+                version: cli.version,
+                ..Options::default()
+            });
+        }
+        let (file, named_queries) = match &cli.config {
+            Some(path) => {
+                let loaded = config::load(path, &env)?;
+                (loaded.cli, loaded.tools)
+            }
+            None => (Cli::default(), Vec::new()),
+        };
+        let mut options = Options::from_cli(merge(file, cli), &env)?;
+        options.named_queries = named_queries;
+        Ok(options)
+    }
+
+    /// The options `cli` (the command line over the config file) gives.
+    fn from_cli(cli: Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Options, UsageError> {
+        let defaults = Options::default();
+        let auth_token = match &cli.auth_token_env {
+            Some(name) => Some(
+                env(name)
+                    .and_then(|t| crate::auth::BearerToken::new(&t))
+                    .ok_or_else(|| {
                         UsageError(format!(
                             "--auth-token-env: the environment variable {} is not set, or \
                              holds no usable token (printable ASCII without spaces)",
-                            shown(&name)
+                            shown(name)
                         ))
-                    })?);
-                }
-                "--auth-token-file" => {
-                    options.auth_token_file = Some(value("--auth-token-file")?.into());
-                }
-                "--max-connections" => {
-                    let n = number(&value("--max-connections")?, "--max-connections")?;
-                    options.max_connections = usize::try_from(n)
-                        .ok()
-                        .filter(|n| *n > 0)
-                        .ok_or_else(|| UsageError("--max-connections wants at least 1".into()))?;
-                }
-                "--drain-timeout" => {
-                    options.drain_timeout =
-                        seconds_or_zero(&value("--drain-timeout")?, "--drain-timeout")?;
-                }
-                "--allow-privileged" => options.allow_privileged = true,
-                "--memory-limit" => {
-                    options.memory_limit = Some(size(&value("--memory-limit")?, "--memory-limit")?);
-                }
-                "--engine-threads" => {
-                    let n = number(&value("--engine-threads")?, "--engine-threads")?;
-                    options.engine_threads = Some(
-                        usize::try_from(n)
-                            .ok()
-                            .filter(|n| (1..=1024).contains(n))
-                            .ok_or_else(|| UsageError("--engine-threads wants 1 to 1024".into()))?,
-                    );
-                }
-                "--spill-dir" => options.spill_dir = Some(value("--spill-dir")?.into()),
-                "--max-spill" => options.max_spill = size(&value("--max-spill")?, "--max-spill")?,
-                "--result-budget" => {
-                    let bytes = size(&value("--result-budget")?, "--result-budget")?;
-                    options.result_budget = usize::try_from(bytes).unwrap_or(usize::MAX);
-                }
-                "--duckdb-in-process" => options.duckdb_in_process = true,
-                "--set-role" => {
-                    let role = value("--set-role")?;
-                    if role.trim().is_empty() {
-                        return Err(UsageError("--set-role wants a role name".into()));
-                    }
-                    options.set_role = Some(role);
-                }
-                "--log-level" => {
-                    let level = value("--log-level")?.to_ascii_lowercase();
-                    if !["error", "warn", "info", "debug", "trace", "off"].contains(&level.as_str())
-                    {
-                        return Err(UsageError(format!("unknown log level {}", shown(&level))));
-                    }
-                    options.log_level = level;
-                }
-                "--stdio" => options.transport = Transport::Stdio,
-                "-h" | "--help" => options.help = true,
-                "-V" | "--version" => options.version = true,
-                other => return Err(UsageError(format!("unknown argument {}", shown(other)))),
-            }
-        }
+                    })?,
+            ),
+            None => None,
+        };
+        let transport = match cli.http {
+            Some(addr) if !cli.stdio => Transport::Http(addr),
+            _ => Transport::Stdio,
+        };
+        let mut options = Options {
+            databases: cli.databases,
+            demo: cli.demo,
+            max_rows: cli.max_rows,
+            timeout: cli.timeout,
+            allow_tables: cli.allow_tables,
+            deny_tables: cli.deny_tables,
+            deny_columns: cli.deny_columns,
+            mask_columns: cli.mask_columns,
+            mask_key_file: cli.mask_key_file,
+            detect_personal_values: cli.detect_personal_values,
+            max_request_bytes: cli.max_request_bytes.unwrap_or(defaults.max_request_bytes),
+            transport,
+            max_sessions: cli.max_sessions.unwrap_or(defaults.max_sessions),
+            session_idle_timeout: cli
+                .session_idle_timeout
+                .unwrap_or(defaults.session_idle_timeout),
+            allowed_origins: cli.allowed_origins,
+            allowed_hosts: cli.allowed_hosts,
+            auth_token,
+            auth_token_file: cli.auth_token_file,
+            max_connections: cli.max_connections.unwrap_or(defaults.max_connections),
+            drain_timeout: cli.drain_timeout.unwrap_or(defaults.drain_timeout),
+            max_running: cli.max_running,
+            max_waiting: cli.max_waiting,
+            max_wait: cli.max_wait,
+            allow_privileged: cli.allow_privileged,
+            set_role: cli.set_role,
+            memory_limit: cli.memory_limit,
+            engine_threads: cli.engine_threads,
+            spill_dir: cli.spill_dir,
+            result_budget: cli.result_budget.unwrap_or(defaults.result_budget),
+            max_spill: cli.max_spill.unwrap_or(defaults.max_spill),
+            duckdb_in_process: cli.duckdb_in_process,
+            duckdb_worker: None,
+            log_level: cli.log_level.unwrap_or(defaults.log_level),
+            config: cli.config,
+            named_queries: Vec::new(),
+            help: false,
+            version: false,
+        };
         if options.databases.is_empty()
             && !options.demo
             && let Some(url) = env("NAO_DATABASE_URL").filter(|u| !u.trim().is_empty())
@@ -482,151 +333,147 @@ impl Options {
                 .unwrap_or_else(|| "default".to_owned());
             options.databases.push(DatabaseArg { name, url });
         }
-        if options.databases.is_empty() && !options.demo && !options.help && !options.version {
+        if options.databases.is_empty() && !options.demo {
             return Err(UsageError(
-                "no database: pass --database NAME=URL, --demo, or set NAO_DATABASE_URL".into(),
+                "no database: pass --database NAME=URL, --demo, a [databases] table in the \
+                 --config file, or set NAO_DATABASE_URL"
+                    .into(),
             ));
         }
         Ok(options)
     }
 }
 
+/// The command line over the config file: a flag given wins over the file's value; lists are
+/// the file's then the command line's; a `--database` named like one of the file's replaces
+/// it; an on/off flag is on when either turns it on; a token source on the command line
+/// (`--auth-token-env`, `--auth-token-file`) replaces the file's.
+fn merge(file: Cli, cli: Cli) -> Cli {
+    fn list<T>(mut file: Vec<T>, cli: Vec<T>) -> Vec<T> {
+        file.extend(cli);
+        file
+    }
+    let mut databases: Vec<DatabaseArg> = file
+        .databases
+        .into_iter()
+        .filter(|d| !cli.databases.iter().any(|c| c.name == d.name))
+        .collect();
+    databases.extend(cli.databases);
+    // The token comes from one place: a source on the command line replaces the file's.
+    let (auth_token_env, auth_token_file) =
+        if cli.auth_token_env.is_some() || cli.auth_token_file.is_some() {
+            (cli.auth_token_env, cli.auth_token_file)
+        } else {
+            (file.auth_token_env, file.auth_token_file)
+        };
+    Cli {
+        databases,
+        demo: file.demo || cli.demo,
+        config: cli.config,
+        set_role: cli.set_role.or(file.set_role),
+        allow_privileged: file.allow_privileged || cli.allow_privileged,
+        max_rows: cli.max_rows.or(file.max_rows),
+        timeout: cli.timeout.or(file.timeout),
+        allow_tables: list(file.allow_tables, cli.allow_tables),
+        deny_tables: list(file.deny_tables, cli.deny_tables),
+        deny_columns: list(file.deny_columns, cli.deny_columns),
+        mask_columns: list(file.mask_columns, cli.mask_columns),
+        detect_personal_values: file.detect_personal_values || cli.detect_personal_values,
+        mask_key_file: cli.mask_key_file.or(file.mask_key_file),
+        max_request_bytes: cli.max_request_bytes.or(file.max_request_bytes),
+        max_running: cli.max_running.or(file.max_running),
+        max_waiting: cli.max_waiting.or(file.max_waiting),
+        max_wait: cli.max_wait.or(file.max_wait),
+        memory_limit: cli.memory_limit.or(file.memory_limit),
+        engine_threads: cli.engine_threads.or(file.engine_threads),
+        spill_dir: cli.spill_dir.or(file.spill_dir),
+        max_spill: cli.max_spill.or(file.max_spill),
+        duckdb_in_process: file.duckdb_in_process || cli.duckdb_in_process,
+        result_budget: cli.result_budget.or(file.result_budget),
+        http: cli.http.or(file.http),
+        stdio: cli.stdio,
+        max_sessions: cli.max_sessions.or(file.max_sessions),
+        session_idle_timeout: cli.session_idle_timeout.or(file.session_idle_timeout),
+        allowed_origins: list(file.allowed_origins, cli.allowed_origins),
+        allowed_hosts: list(file.allowed_hosts, cli.allowed_hosts),
+        auth_token_env,
+        auth_token_file,
+        max_connections: cli.max_connections.or(file.max_connections),
+        drain_timeout: cli.drain_timeout.or(file.drain_timeout),
+        log_level: cli.log_level.or(file.log_level),
+        help: cli.help,
+        version: cli.version,
+    }
+}
+
+/// A clap error as a [`UsageError`]: the flag and what it wants, in the words of the value
+/// rules in [`values`], and no password of any argument (clap quotes the values it refuses).
+fn usage_error(error: &clap::Error, args: &[String]) -> UsageError {
+    use clap::error::{ContextKind, ErrorKind};
+    let context = |kind| error.get(kind).map(ToString::to_string);
+    let flag = || {
+        context(ContextKind::InvalidArg)
+            .and_then(|arg| arg.split_whitespace().next().map(str::to_owned))
+            .unwrap_or_default()
+    };
+    let message = match error.kind() {
+        ErrorKind::ValueValidation => {
+            let why = std::error::Error::source(error)
+                .map_or_else(|| "is not valid".to_owned(), ToString::to_string);
+            format!("{} {why}", flag())
+        }
+        ErrorKind::UnknownArgument => {
+            let argument = context(ContextKind::InvalidArg).unwrap_or_default();
+            match context(ContextKind::SuggestedArg) {
+                Some(suggested) => {
+                    format!(
+                        "unknown argument {}; did you mean {suggested}?",
+                        shown(&argument)
+                    )
+                }
+                None => format!("unknown argument {}", shown(&argument)),
+            }
+        }
+        ErrorKind::InvalidValue if context(ContextKind::InvalidValue).as_deref() == Some("") => {
+            format!("{} needs a value", flag())
+        }
+        _ => {
+            // clap's own words: the first paragraph, without its `error: ` prefix.
+            let rendered = error.render().to_string();
+            let first = rendered.split("\n\n").next().unwrap_or_default();
+            first.trim().trim_start_matches("error: ").to_owned()
+        }
+    };
+    // Each argument whole, and the value of a `--flag=value` alone (scrub reads the whole
+    // argument as key=value text, where `--flag` is no secret's name).
+    let values = args.iter().filter_map(|arg| {
+        arg.strip_prefix("--")
+            .and_then(|flag| flag.split_once('='))
+            .map(|(_, value)| value)
+    });
+    let message = args
+        .iter()
+        .map(String::as_str)
+        .chain(values)
+        .fold(message, |message, arg| scrub(&message, arg));
+    UsageError(message)
+}
+
 /// `NAME=URL` or a bare `URL` (named `default`). The name is what precedes the first `=` when
 /// that is a plain identifier, so `=` inside a URL's query string stays in the URL.
-fn database_arg(text: &str) -> DatabaseArg {
-    if let Some((name, url)) = text.split_once('=') {
-        let plain = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-        if plain {
-            return DatabaseArg {
-                name: name.to_owned(),
-                url: url.to_owned(),
-            };
-        }
+pub(crate) fn database_arg(text: &str) -> DatabaseArg {
+    if let Some((name, url)) = text.split_once('=')
+        && values::is_database_name(name)
+    {
+        return DatabaseArg {
+            name: name.to_owned(),
+            url: url.to_owned(),
+        };
     }
     DatabaseArg {
         name: "default".to_owned(),
         url: text.to_owned(),
     }
-}
-
-/// `PATTERN=RULE` of `--mask-column`.
-fn mask_column(text: &str) -> Result<(String, MaskRule), UsageError> {
-    let Some((pattern, rule)) = text.rsplit_once('=') else {
-        return Err(UsageError(format!(
-            "--mask-column wants PATTERN=RULE, such as customers.email=hash; got {}",
-            shown(text)
-        )));
-    };
-    if pattern.trim().is_empty() {
-        return Err(UsageError(
-            "--mask-column wants a column pattern before =".into(),
-        ));
-    }
-    let rule = rule
-        .parse()
-        .map_err(|why| UsageError(format!("--mask-column {}: {why}", shown(pattern))))?;
-    Ok((pattern.trim().to_owned(), rule))
-}
-
-fn number(text: &str, flag: &str) -> Result<u64, UsageError> {
-    text.trim()
-        .replace('_', "")
-        .parse()
-        .map_err(|_| UsageError(format!("{flag} wants a whole number, got {}", shown(text))))
-}
-
-/// A size in bytes: a whole number, or one with a unit (`512MiB`, `2 GiB`, `500MB`; KiB, MiB,
-/// GiB and TiB count in 1024s, kB, MB, GB and TB in 1000s).
-fn size(text: &str, flag: &str) -> Result<u64, UsageError> {
-    let invalid = || {
-        UsageError(format!(
-            "{flag} wants a size like 512MiB or 2GiB, got {}",
-            shown(text)
-        ))
-    };
-    let trimmed = text.trim().replace('_', "");
-    let split = trimmed
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(trimmed.len());
-    let (digits, unit) = trimmed.split_at(split);
-    let n: u64 = digits.parse().map_err(|_| invalid())?;
-    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "kib" => 1 << 10,
-        "mib" => 1 << 20,
-        "gib" => 1 << 30,
-        "tib" => 1 << 40,
-        "kb" => 1_000,
-        "mb" => 1_000_000,
-        "gb" => 1_000_000_000,
-        "tb" => 1_000_000_000_000,
-        _ => return Err(invalid()),
-    };
-    n.checked_mul(scale).filter(|n| *n > 0).ok_or_else(invalid)
-}
-
-/// A positive number of seconds (`2.5`, `30s`).
-fn seconds(text: &str, flag: &str) -> Result<Duration, UsageError> {
-    text.trim()
-        .trim_end_matches('s')
-        .parse()
-        .ok()
-        .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s < 1e9)
-        .map(Duration::from_secs_f64)
-        .ok_or_else(|| UsageError(format!("{flag} wants seconds, got {}", shown(text))))
-}
-
-/// A number of seconds that may be zero (`0`, `2.5`, `30s`).
-fn seconds_or_zero(text: &str, flag: &str) -> Result<Duration, UsageError> {
-    let zero = text.trim().trim_end_matches('s').parse::<f64>() == Ok(0.0);
-    if zero {
-        return Ok(Duration::ZERO);
-    }
-    seconds(text, flag)
-}
-
-/// A browser origin `http(s)://host[:port|:*]`. Without a port it means the scheme's default
-/// port, as browsers send it, and is written out so.
-fn origin(text: &str) -> Result<String, UsageError> {
-    let invalid = || {
-        UsageError(format!(
-            "--allow-origin wants an origin like https://app.example.com or http://host:*, \
-             got {}",
-            shown(text)
-        ))
-    };
-    let text = text.trim().trim_end_matches('/');
-    let (scheme, authority) = text.split_once("://").ok_or_else(invalid)?;
-    let default_port = match scheme.to_ascii_lowercase().as_str() {
-        "http" => "80",
-        "https" => "443",
-        _ => return Err(invalid()),
-    };
-    let plain = !authority.is_empty()
-        && !authority.contains(['/', '?', '#', '@', ' '])
-        && !authority.starts_with(':');
-    if !plain {
-        return Err(invalid());
-    }
-    // A port follows the last `:` outside an IPv6 literal's brackets.
-    match authority.rsplit_once(':') {
-        Some((_, port)) if !port.contains(']') => {
-            if port != "*" && port.parse::<u16>().is_err() {
-                return Err(invalid());
-            }
-            Ok(text.to_owned())
-        }
-        _ => Ok(format!("{text}:{default_port}")),
-    }
-}
-
-/// A command-line value for an error message: quoted, any password masked (a URL given where
-/// something else was expected must not be echoed whole).
-fn shown(text: &str) -> String {
-    format!("{:?}", redact_url(text))
 }
 
 #[cfg(test)]
@@ -785,14 +632,221 @@ mod tests {
     }
 
     #[test]
-    fn sizes_take_units_and_refuse_the_rest() {
-        assert_eq!(size("1048576", "--x"), Ok(1 << 20));
-        assert_eq!(size("2 GiB", "--x"), Ok(2 << 30));
-        assert_eq!(size("1_500kB", "--x"), Ok(1_500_000));
-        for bad in ["", "0", "12 parsecs", "GiB", "-1MiB", "99999999999999TiB"] {
-            let error = size(bad, "--memory-limit").expect_err(bad);
-            assert!(error.0.contains("--memory-limit"), "{error}");
+    fn errors_name_the_flag_and_what_it_wants() {
+        let error = |args: &[&str]| parse(args).unwrap_err().0;
+        assert_eq!(
+            error(&["--demo", "--max-rows", "many"]),
+            "--max-rows wants a whole number, got \"many\""
+        );
+        assert_eq!(
+            error(&["--demo", "--memory-limit=12 parsecs"]),
+            "--memory-limit wants a size like 512MiB or 2GiB, got \"12 parsecs\""
+        );
+        assert_eq!(
+            error(&["--demo", "--max-sessions", "0"]),
+            "--max-sessions wants at least 1"
+        );
+        assert_eq!(error(&["--demo", "-d"]), "--database needs a value");
+        assert_eq!(
+            error(&["--demo", "--frobnicate"]),
+            "unknown argument \"--frobnicate\""
+        );
+        assert_eq!(
+            error(&["--demo", "--max-rowz", "5"]),
+            "unknown argument \"--max-rowz\"; did you mean --max-rows?"
+        );
+        assert!(error(&["--demo", "--log-level", "loud"]).starts_with("--log-level wants error"));
+        assert!(error(&["--demo=yes"]).contains("--demo"));
+        assert!(error(&["--demo", "--http", "127.0.0.1:1", "--stdio"]).contains("--stdio"));
+        let shown = parse(&["--demo", "--timeout", "soon"])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            shown,
+            "--timeout wants seconds, got \"soon\"; run nao-mcp --help for usage"
+        );
+    }
+
+    #[test]
+    fn help_keeps_the_groups_and_every_flag() {
+        // At a fixed width, so that the test does not depend on the terminal's.
+        let help = Cli::command()
+            .term_width(100)
+            .render_long_help()
+            .to_string();
+        assert!(help_text().lines().all(|l| l.chars().count() <= 100));
+        for heading in [
+            "Databases:",
+            "Limits and policy:",
+            "Embedded engines (SQLite, DuckDB):",
+            "Results:",
+            "Transport:",
+            "Other:",
+            "Environment:",
+            "Config file (--config PATH, TOML)",
+        ] {
+            assert!(help.contains(heading), "{heading} missing from:\n{help}");
         }
+        for flag in [
+            "-d, --database <NAME=URL>",
+            "--demo",
+            "--config <PATH>",
+            "--set-role <ROLE>",
+            "--allow-privileged",
+            "--max-rows <N>",
+            "--timeout <SECONDS>",
+            "--allow-table <PATTERN>",
+            "--deny-table <PATTERN>",
+            "--deny-column <PATTERN>",
+            "--mask-column <PATTERN=RULE>",
+            "--detect-personal-values",
+            "--mask-key-file <PATH>",
+            "--max-request-bytes <N>",
+            "--max-running <N>",
+            "--max-waiting <N>",
+            "--max-wait <SECONDS>",
+            "--memory-limit <SIZE>",
+            "--engine-threads <N>",
+            "--spill-dir <DIR>",
+            "--max-spill <SIZE>",
+            "--duckdb-in-process",
+            "--result-budget <SIZE>",
+            "--http <ADDR>",
+            "--stdio",
+            "--max-sessions <N>",
+            "--session-idle-timeout <SECONDS>",
+            "--allow-origin <ORIGIN>",
+            "--allow-host <HOST>",
+            "--auth-token-env <VAR>",
+            "--auth-token-file <PATH>",
+            "--max-connections <N>",
+            "--drain-timeout <SECONDS>",
+            "--log-level <LEVEL>",
+            "-h, --help",
+            "-V, --version",
+            "NAO_DATABASE_URL",
+            "RUST_LOG",
+        ] {
+            assert!(help.contains(flag), "{flag} missing from:\n{help}");
+        }
+        // The explanations are kept, defaults included.
+        assert!(
+            help.contains("Rows kept from one query result (default 10000)"),
+            "{help}"
+        );
+        assert!(help.lines().all(|l| l.chars().count() <= 100), "{help}");
+        let options = parse(&["--help"]).unwrap();
+        assert!(options.help && !options.version);
+        assert!(parse(&["-V"]).unwrap().version);
+    }
+
+    /// A config file of the test's own, removed on drop.
+    struct TempFile(std::path::PathBuf);
+
+    impl TempFile {
+        fn new(text: &str) -> TempFile {
+            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let path = std::env::temp_dir()
+                .join(format!("nao-mcp-options-{}-{n}.toml", std::process::id()));
+            std::fs::write(&path, text).unwrap();
+            TempFile(path)
+        }
+
+        fn arg(&self) -> String {
+            format!("--config={}", self.0.display())
+        }
+    }
+
+    impl Drop for TempFile {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    #[test]
+    fn the_command_line_wins_over_the_config_file() {
+        let file = TempFile::new(
+            "[databases.a]\nurl = \"sqlite:///a.db\"\n[databases.b]\nurl = \"sqlite:///b.db\"\n\
+             [limits]\nmax_rows = 5\ntimeout = 9\n[policy]\ndeny_tables = [\"hr.*\"]\n\
+             [http]\nlisten = \"127.0.0.1:9000\"\nauth_token_env = \"FILE_TOKEN\"\n\
+             [tools.q]\ndescription = \"d\"\nsql = \"SELECT 1\"\n",
+        );
+        let env = |name: &str| match name {
+            "FILE_TOKEN" => Some("file-token".to_owned()),
+            "CLI_TOKEN" => Some("cli-token".to_owned()),
+            _ => None,
+        };
+        let options = Options::parse(
+            [
+                file.arg().as_str(),
+                "--max-rows",
+                "7",
+                "--deny-table",
+                "secrets",
+                "--database",
+                "b=sqlite:///other.db",
+                "--database",
+                "c=sqlite:///c.db",
+                "--auth-token-env",
+                "CLI_TOKEN",
+            ],
+            env,
+        )
+        .unwrap();
+        assert_eq!(options.max_rows, Some(7));
+        assert_eq!(options.timeout, Some(Duration::from_secs(9)));
+        assert_eq!(options.deny_tables, ["hr.*", "secrets"]);
+        let databases: Vec<(&str, &str)> = options
+            .databases
+            .iter()
+            .map(|d| (d.name.as_str(), d.url.as_str()))
+            .collect();
+        assert_eq!(
+            databases,
+            [
+                ("a", "sqlite:///a.db"),
+                ("b", "sqlite:///other.db"),
+                ("c", "sqlite:///c.db")
+            ]
+        );
+        assert_eq!(
+            options.transport,
+            Transport::Http("127.0.0.1:9000".parse().unwrap())
+        );
+        let token = options.auth_token.as_ref().unwrap();
+        assert!(token.authorizes(Some(b"Bearer cli-token")));
+        assert_eq!(options.named_queries.len(), 1);
+        assert_eq!(options.config.as_deref(), Some(file.0.as_path()));
+
+        let stdio = Options::parse([file.arg().as_str(), "--stdio"], env).unwrap();
+        assert_eq!(stdio.transport, Transport::Stdio);
+        assert!(
+            stdio
+                .auth_token
+                .unwrap()
+                .authorizes(Some(b"Bearer file-token"))
+        );
+    }
+
+    #[test]
+    fn config_errors_name_the_file_and_line() {
+        let file = TempFile::new("[limits]\nmax_rows = 5\ntimeout = \"soon\"\n");
+        let error = parse(&[&file.arg()]).unwrap_err();
+        let expected = format!(
+            "{}, line 3, column 11: limits.timeout wants seconds, got \"soon\"",
+            file.0.display()
+        );
+        assert_eq!(error.0, expected);
+        let missing = parse(&["--config", "/nonexistent/nao.toml"]).unwrap_err();
+        assert!(
+            missing.0.starts_with("--config /nonexistent/nao.toml: "),
+            "{missing}"
+        );
+        // A file with no database, and none elsewhere.
+        let empty = TempFile::new("[limits]\nmax_rows = 5\n");
+        let none = parse(&[&empty.arg()]).unwrap_err();
+        assert!(none.0.starts_with("no database"), "{none}");
     }
 
     #[test]
@@ -886,6 +940,7 @@ mod tests {
             .unwrap();
             let debug = format!("{options:#?}");
             assert!(!debug.contains("s3cr3t"), "{debug}");
+            let demo_with_value = format!("--demo={url}");
             for args in [
                 vec![url.as_str()],
                 vec!["--demo", "--max-rows", &url],
@@ -897,6 +952,12 @@ mod tests {
                 vec!["--demo", "--allow-origin", &url],
                 vec!["--demo", "--max-connections", &url],
                 vec!["--demo", "--drain-timeout", &url],
+                vec!["--demo", "--memory-limit", &url],
+                vec!["--demo", "--mask-column", &url],
+                vec!["--databse", &url],
+                vec!["--demo", &url],
+                vec!["--demo", "--config", &url],
+                vec![demo_with_value.as_str()],
             ] {
                 let error = parse(&args).unwrap_err();
                 let shown = format!("{error} {error:?}").to_lowercase();
