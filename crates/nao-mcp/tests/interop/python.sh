@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Interop with the official Python MCP SDK: builds nao-mcp, installs the `mcp` package from
-# PyPI into a venv (cached under ~/.cache), and runs python_client.py over stdio and HTTP.
+# PyPI into a venv (cached under ~/.cache), and runs python_client.py over stdio and HTTP with
+# the example config file (the demo shop and its named queries).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../../.." && pwd)"
@@ -12,4 +13,4 @@ if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
 "$venv/bin/python" -c 'import mcp' 2>/dev/null || "$venv/bin/pip" install --quiet 'mcp>=1.10'
-"$venv/bin/python" "$here/python_client.py" "$binary"
+"$venv/bin/python" "$here/python_client.py" "$binary" "$here/../../examples/nao-mcp.toml"
