@@ -7,8 +7,18 @@
 /// writes itself and to report `NOT NULL`, as SQLite, DuckDB, PostgreSQL and MySQL do. Engines
 /// without recursive CTEs but with a `range(n)` table function (Spark, Sail, DataFusion) start
 /// from [`Profile::range_function`], others with a table function of another name
-/// (ClickHouse's `numbers(n)`) from [`Profile::table_function`]; an engine that lacks a duty declares it, and the checks
-/// then verify the fallback instead (for writes: the guard refuses them, so none is sent).
+/// (ClickHouse's `numbers(n)`) from [`Profile::table_function`].
+///
+/// An engine that lacks a capability declares it, and the checks then verify the fallback
+/// instead ([`Outcome::PassedFallback`](super::Outcome::PassedFallback)):
+///
+/// | declared with | the engine has no … | the check verifies instead |
+/// |---|---|---|
+/// | [`without_engine_write_refusal`](Self::without_engine_write_refusal) | read-only mode (gate 2) | the guard refuses each write, and none is sent |
+/// | [`without_cancellation`](Self::without_cancellation) | way to interrupt a running statement | a token cancelled before the call stops it before it starts |
+/// | [`without_not_null`](Self::without_not_null) | `NOT NULL` in its catalogue | nullability is not compared |
+/// | [`without_comments`](Self::without_comments) | comments on tables and columns | the adapter gives none rather than inventing any |
+/// | [`with_decimal_form`](Self::with_decimal_form) | exact decimal type in its client | decimals in the declared form, exactly |
 ///
 /// ```
 /// use nao_dialects::conformance::Profile;
@@ -25,6 +35,8 @@ pub struct Profile {
     slow_sql: String,
     engine_refuses_writes: bool,
     reports_not_null: bool,
+    cancels_running: bool,
+    reports_comments: bool,
     decimal: DecimalForm,
 }
 
@@ -66,6 +78,8 @@ impl Profile {
             slow_sql: super::slow_sql(),
             engine_refuses_writes: true,
             reports_not_null: true,
+            cancels_running: true,
+            reports_comments: true,
             decimal: DecimalForm::Decimal128,
         }
     }
@@ -97,6 +111,8 @@ impl Profile {
             ),
             engine_refuses_writes: true,
             reports_not_null: true,
+            cancels_running: true,
+            reports_comments: true,
             decimal: DecimalForm::Decimal128,
         }
     }
@@ -122,6 +138,26 @@ impl Profile {
     #[must_use]
     pub fn without_not_null(mut self) -> Self {
         self.reports_not_null = false;
+        self
+    }
+
+    /// Declares that the engine cannot interrupt a statement once it runs (no cancel request,
+    /// no interrupt handle, no stream to drop): the cancellation check then verifies the
+    /// fallback, that a token cancelled before the call stops the statement before anything
+    /// runs. (The time limit is checked all the same: the caller must hear of it on time, even
+    /// if the engine works on; keep the slow query bounded.)
+    #[must_use]
+    pub fn without_cancellation(mut self) -> Self {
+        self.cancels_running = false;
+        self
+    }
+
+    /// Declares that the engine's catalogue holds no comments on tables and columns: the demo
+    /// shop's description check then verifies that the adapter gives none (rather than
+    /// inventing any) and still lists every table and column.
+    #[must_use]
+    pub fn without_comments(mut self) -> Self {
+        self.reports_comments = false;
         self
     }
 
@@ -162,6 +198,16 @@ impl Profile {
     /// Whether the engine reports `NOT NULL` columns as such.
     pub fn reports_not_null(&self) -> bool {
         self.reports_not_null
+    }
+
+    /// Whether the engine can interrupt a running statement.
+    pub fn cancels_running_statements(&self) -> bool {
+        self.cancels_running
+    }
+
+    /// Whether the engine's catalogue holds comments on tables and columns.
+    pub fn reports_comments(&self) -> bool {
+        self.reports_comments
     }
 
     /// How the engine's client returns `DECIMAL(12, 2)`.
