@@ -357,7 +357,7 @@ impl ChainCounter {
             | Token::Whitespace(_)
             | Token::SemiColon
             | Token::EOF => {}
-            t if is_literal(t) => {}
+            t if is_string_literal(t) => {}
             _ => {
                 *ops += 1;
                 self.total += 1;
@@ -368,7 +368,10 @@ impl ChainCounter {
     }
 }
 
-fn is_literal(token: &Token) -> bool {
+/// Whether the token is a string literal of any of sqlparser's kinds (quoted, byte, raw,
+/// national, escaped, Unicode, hex, dollar- and quote-delimited): a value, never a name or an
+/// operator.
+pub(crate) fn is_string_literal(token: &Token) -> bool {
     matches!(
         token,
         Token::SingleQuotedString(_)
@@ -385,6 +388,8 @@ fn is_literal(token: &Token) -> bool {
             | Token::TripleSingleQuotedRawStringLiteral(_)
             | Token::TripleDoubleQuotedRawStringLiteral(_)
             | Token::NationalStringLiteral(_)
+            | Token::QuoteDelimitedStringLiteral(_)
+            | Token::NationalQuoteDelimitedStringLiteral(_)
             | Token::EscapedStringLiteral(_)
             | Token::UnicodeStringLiteral(_)
             | Token::HexStringLiteral(_)

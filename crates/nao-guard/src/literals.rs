@@ -2,6 +2,7 @@
 
 use sqlparser::tokenizer::{Token, Tokenizer};
 
+use crate::lexical::is_string_literal;
 use crate::{DEFAULT_MAX_SQL_BYTES, SqlDialect};
 
 /// `sql` with every literal (string, number, byte, hex, dollar-quoted…) replaced by `?` and
@@ -61,30 +62,7 @@ pub fn mask_literals(sql: &str, dialect: SqlDialect) -> Option<String> {
 /// Whether the token carries a value written in the statement (as opposed to a name, a
 /// keyword, an operator or a parameter placeholder).
 fn holds_value(token: &Token) -> bool {
-    matches!(
-        token,
-        Token::Number(..)
-            | Token::SingleQuotedString(_)
-            | Token::DoubleQuotedString(_)
-            | Token::TripleSingleQuotedString(_)
-            | Token::TripleDoubleQuotedString(_)
-            | Token::DollarQuotedString(_)
-            | Token::SingleQuotedByteStringLiteral(_)
-            | Token::DoubleQuotedByteStringLiteral(_)
-            | Token::TripleSingleQuotedByteStringLiteral(_)
-            | Token::TripleDoubleQuotedByteStringLiteral(_)
-            | Token::SingleQuotedRawStringLiteral(_)
-            | Token::DoubleQuotedRawStringLiteral(_)
-            | Token::TripleSingleQuotedRawStringLiteral(_)
-            | Token::TripleDoubleQuotedRawStringLiteral(_)
-            | Token::NationalStringLiteral(_)
-            | Token::QuoteDelimitedStringLiteral(_)
-            | Token::NationalQuoteDelimitedStringLiteral(_)
-            | Token::EscapedStringLiteral(_)
-            | Token::UnicodeStringLiteral(_)
-            | Token::HexStringLiteral(_)
-            | Token::CopyData { .. }
-    )
+    matches!(token, Token::Number(..) | Token::CopyData { .. }) || is_string_literal(token)
 }
 
 #[cfg(test)]
