@@ -16,14 +16,17 @@
 #[path = "../../../tests/support/mod.rs"]
 mod support;
 
+mod in_memory;
+
 use std::path::PathBuf;
 
+use in_memory::{connect, text};
 use nao_core::QueryId;
 use nao_mcp::McpServer;
 use nao_mcp::options::Options;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ReadResourceRequestParams};
+use rmcp::ServiceError;
+use rmcp::model::{CallToolResult, ReadResourceRequestParams};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Value, json};
 use support::planted::{self, assert_no_denied_names, assert_no_leak};
 
@@ -68,25 +71,6 @@ async fn server(url: &str, dir: &TestDir) -> McpServer {
     nao_mcp::app::build_server(&options).await.unwrap()
 }
 
-/// A client of `server` over an in-memory pipe.
-async fn connect(server: McpServer) -> RunningService<RoleClient, ()> {
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        let running = server.serve(server_io).await.expect("server starts");
-        let _ = running.waiting().await;
-    });
-    ().serve(client_io).await.expect("client connects")
-}
-
-/// The text content of a tool result.
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect()
-}
-
 /// Calls a tool and checks the whole response (text and structured content) holds no
 /// planted value.
 async fn call(
@@ -95,13 +79,7 @@ async fn call(
     arguments: Value,
 ) -> CallToolResult {
     let what = format!("{name} {arguments}");
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object")
-    };
-    let result = client
-        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments))
-        .await
-        .expect("tools/call answers");
+    let result = in_memory::call(client, name, arguments).await;
     assert_no_leak(&what, &serde_json::to_string(&result).unwrap());
     result
 }

@@ -2,46 +2,21 @@
 //! tools, calls (success, refusal, bad arguments), result paging and table resources.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod in_memory;
+
+use in_memory::{call, text};
 use nao_core::guard::Policy;
 use nao_core::{Databases, Settings, ToolContext, tools};
 use nao_mcp::McpServer;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ReadResourceRequestParams};
+use rmcp::ServiceError;
+use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::{ServiceError, ServiceExt};
-use serde_json::{Value, json};
+use serde_json::json;
 
 async fn connect(settings: Settings) -> RunningService<RoleClient, ()> {
     let shop = nao_mcp::app::demo_database().unwrap();
     let ctx = ToolContext::new(Databases::new().with(shop)).with_settings(settings);
-    let server = McpServer::new(tools::sql_tools(), ctx);
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        let running = server.serve(server_io).await.expect("server starts");
-        let _ = running.waiting().await;
-    });
-    ().serve(client_io).await.expect("client connects")
-}
-
-async fn call(
-    client: &RunningService<RoleClient, ()>,
-    name: &str,
-    arguments: Value,
-) -> CallToolResult {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object")
-    };
-    client
-        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments))
-        .await
-        .expect("tools/call answers")
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect()
+    in_memory::connect(McpServer::new(tools::sql_tools(), ctx)).await
 }
 
 #[tokio::test]

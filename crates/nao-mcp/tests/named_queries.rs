@@ -14,14 +14,15 @@
 #[path = "../../../tests/support/mod.rs"]
 mod support;
 
+mod in_memory;
+
 use std::path::PathBuf;
 
+use in_memory::{call, connect, text};
 use nao_core::QueryId;
 use nao_mcp::McpServer;
 use nao_mcp::options::Options;
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 /// Strings that try to leave their literal, per engine family, and ordinary awkward ones.
@@ -111,38 +112,6 @@ async fn server(dir: &TestDir, config_text: &str) -> Result<McpServer, String> {
     nao_mcp::app::build_server(&options)
         .await
         .map_err(|e| e.to_string())
-}
-
-/// A client of `server` over an in-memory pipe.
-async fn connect(server: McpServer) -> RunningService<RoleClient, ()> {
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        let running = server.serve(server_io).await.expect("server starts");
-        let _ = running.waiting().await;
-    });
-    ().serve(client_io).await.expect("client connects")
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect()
-}
-
-async fn call(
-    client: &RunningService<RoleClient, ()>,
-    name: &str,
-    arguments: Value,
-) -> CallToolResult {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object")
-    };
-    client
-        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments))
-        .await
-        .expect("tools/call answers")
 }
 
 /// The stored rows of a successful call, each column's text values.

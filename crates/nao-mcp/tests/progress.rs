@@ -3,6 +3,8 @@
 //! token hears nothing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod in_memory;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -12,7 +14,7 @@ use rmcp::model::{CallToolRequestParams, ClientConfig, ProgressNotificationParam
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
 /// A client that keeps every progress notification it hears.
 #[derive(Clone, Default)]
@@ -38,17 +40,18 @@ impl ClientHandler for Heard {
     }
 }
 
-async fn connect(heard: Heard) -> RunningService<RoleClient, Heard> {
+/// The server over the demo shop, reporting progress every 20 ms, served on an in-memory
+/// pipe whose other end is returned.
+fn serve() -> DuplexStream {
     let shop = nao_mcp::app::demo_database().unwrap();
     let ctx = ToolContext::new(Databases::new().with(shop)).with_settings(Settings::default());
-    let server =
-        McpServer::new(tools::sql_tools(), ctx).with_progress_interval(Duration::from_millis(20));
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        let running = server.serve(server_io).await.expect("server starts");
-        let _ = running.waiting().await;
-    });
-    heard.serve(client_io).await.expect("client connects")
+    in_memory::serve(
+        McpServer::new(tools::sql_tools(), ctx).with_progress_interval(Duration::from_millis(20)),
+    )
+}
+
+async fn connect(heard: Heard) -> RunningService<RoleClient, Heard> {
+    heard.serve(serve()).await.expect("client connects")
 }
 
 /// A statement that keeps SQLite busy for a while (hundreds of milliseconds at least, on any
@@ -100,16 +103,7 @@ async fn a_long_call_with_a_progress_token_hears_increasing_progress_until_its_r
 /// A client that speaks JSON-RPC itself, so that its request carries no progress token.
 #[tokio::test]
 async fn a_call_without_a_progress_token_hears_nothing() {
-    let shop = nao_mcp::app::demo_database().unwrap();
-    let ctx = ToolContext::new(Databases::new().with(shop));
-    let server =
-        McpServer::new(tools::sql_tools(), ctx).with_progress_interval(Duration::from_millis(20));
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        let running = server.serve(server_io).await.expect("server starts");
-        let _ = running.waiting().await;
-    });
-    let (read, mut write) = tokio::io::split(client_io);
+    let (read, mut write) = tokio::io::split(serve());
     let mut lines = BufReader::new(read).lines();
     let mut send = async |message: serde_json::Value| {
         let mut line = message.to_string();
