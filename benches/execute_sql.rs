@@ -25,7 +25,7 @@
 //! after the work, so the figures do not include criterion's own allocations.
 //!
 //! Profiling: `NAO_BENCH_SCENARIO=tool-100k` (or `raw-100k`, `kept-100k`, `tool-small`,
-//! `raw-small`) with `NAO_BENCH_DB` set to the database file runs one side alone
+//! `raw-small`, `raw-small-fresh`) with `NAO_BENCH_DB` set to the database file runs one side alone
 //! `NAO_BENCH_CALLS` times (default 300), for `perf record` or `perf stat -e page-faults`.
 #![allow(
     clippy::print_stdout,
@@ -205,6 +205,15 @@ fn scenario(name: &str, path: &Path) {
             let raw = raw_connection(path);
             let mut kept = Kept::default();
             (0..calls()).map(|_| kept.collect(&raw, &sql)).sum()
+        }
+        // raw-small with a fresh connection per call (`try_clone`), as the adapter opens one
+        // per statement: what that connection costs.
+        "raw-small-fresh" => {
+            let sql = capped_sql(&context(path, profiled_cap(name)), SMALL_AGGREGATE);
+            let root = raw_connection(path);
+            (0..calls())
+                .map(|_| raw_collect(&root.try_clone().unwrap(), &sql))
+                .sum()
         }
         "raw-small" | "raw-100k" => {
             let ctx = context(path, profiled_cap(name));
