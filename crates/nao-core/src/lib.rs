@@ -102,6 +102,10 @@ pub mod arrow {
 
 pub use nao_guard as guard;
 pub use nao_render as render;
+/// The `schemars` the [`Tool`] trait's bounds are written against: a tool's `Args` and `Output`
+/// derive its `JsonSchema` (with `#[schemars(crate = "nao_core::schemars")]`, or a `schemars`
+/// dependency of the same major version).
+pub use schemars;
 
 pub use admission::{
     AdmissionLimits, Admitted, AdmittedDialect, DEFAULT_MAX_WAIT, DEFAULT_MAX_WAITING,

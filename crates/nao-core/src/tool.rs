@@ -23,6 +23,57 @@ pub enum RiskLevel {
 /// A tool with typed arguments and output. Register it in a
 /// [`ToolRegistry`](crate::ToolRegistry), which derives its JSON Schema from `Args`, validates
 /// the model's arguments against it, and turns every failure into a result the model can act on.
+///
+/// ```
+/// use async_trait::async_trait;
+/// use nao_core::schemars::JsonSchema;
+/// use nao_core::{Tool, ToolContext, ToolError, ToolRegistry};
+/// use serde::{Deserialize, Serialize};
+///
+/// /// Counts the characters of a text.
+/// struct CountChars;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// #[schemars(crate = "nao_core::schemars")]
+/// #[serde(deny_unknown_fields)]
+/// struct Text {
+///     /// The text to count.
+///     text: String,
+/// }
+///
+/// #[derive(Serialize, JsonSchema)]
+/// #[schemars(crate = "nao_core::schemars")]
+/// struct Count {
+///     chars: usize,
+/// }
+///
+/// #[async_trait]
+/// impl Tool for CountChars {
+///     type Args = Text;
+///     type Output = Count;
+///
+///     fn name(&self) -> &str {
+///         "count_chars"
+///     }
+///
+///     fn description(&self) -> &str {
+///         "Counts the characters of a text."
+///     }
+///
+///     async fn call(&self, args: Text, _ctx: &ToolContext) -> Result<Count, ToolError> {
+///         Ok(Count { chars: args.text.chars().count() })
+///     }
+///
+///     fn render(&self, output: &Count) -> String {
+///         format!("{} characters", output.chars)
+///     }
+/// }
+///
+/// let registry = ToolRegistry::new().with(CountChars);
+/// let spec = &registry.specs()[0];
+/// assert_eq!(spec.parameters["required"][0], "text");
+/// assert_eq!(spec.output["properties"]["chars"]["type"], "integer");
+/// ```
 #[async_trait]
 pub trait Tool: Send + Sync + 'static {
     /// The arguments, as the model sends them (JSON). Use `#[serde(deny_unknown_fields)]`.
