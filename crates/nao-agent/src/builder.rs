@@ -186,7 +186,7 @@ impl AgentInner {
         let budget = self.settings.schema_token_budget;
         if self.settings.sample_values > 0 {
             // Sample only the tables that may be shown: those that fit without samples.
-            let options = ctx.settings().exec_options(ctx.cancel().clone());
+            let options = ctx.exec_options();
             for (index, _) in select_tables(&catalog, question, budget).described {
                 let table = &mut catalog[index];
                 if let Ok(database) = databases.pick(Some(&table.database_id)) {

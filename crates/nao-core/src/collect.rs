@@ -44,6 +44,11 @@ pub async fn collect_capped(
     let mut truncation = None;
     // One timer and one cancellation waiter for the whole read, not a new pair per batch (a
     // 100,000-row result comes in about fifty batches).
+    let count = |kept: u64| {
+        if let Some(rows_read) = options.rows_read() {
+            rows_read.add(kept);
+        }
+    };
     let cancelled = options.cancel.cancelled();
     let expired = tokio::time::sleep_until(deadline);
     tokio::pin!(cancelled, expired);
@@ -79,6 +84,7 @@ pub async fn collect_capped(
             if room > 0 {
                 let kept = batch.slice(0, usize::try_from(room).unwrap_or(usize::MAX));
                 rows += room;
+                count(room);
                 batches.push(kept);
             }
             break;
@@ -96,6 +102,7 @@ pub async fn collect_capped(
                 .min(batch.num_rows().saturating_sub(1));
             if fits > 0 {
                 rows += fits as u64;
+                count(fits as u64);
                 batches.push(batch.slice(0, fits));
             }
             break;
@@ -103,6 +110,7 @@ pub async fn collect_capped(
         bytes += size;
         rows += batch_rows;
         batches.push(batch);
+        count(batch_rows);
     }
     let schema = stream.read_schema();
     drop(stream);

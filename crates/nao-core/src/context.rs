@@ -16,7 +16,7 @@ use crate::story::{MemoryStoryStore, StoryStore};
 use crate::telemetry::TracedQueryText;
 use crate::{
     AdmissionLimits, AdmittedDialect, AuditSink, Dialect, ExecOptions, NoAudit, QueryId,
-    QueryResult, ResultStore, ToolError,
+    QueryResult, ResultStore, RowsRead, ToolError,
 };
 
 /// The databases an agent can query, by `database_id`.
@@ -289,6 +289,7 @@ pub struct ToolContext {
     audit: Arc<dyn AuditSink>,
     cancel: CancellationToken,
     stories: Arc<dyn StoryStore>,
+    rows_read: Option<RowsRead>,
 }
 
 impl ToolContext {
@@ -305,6 +306,7 @@ impl ToolContext {
             audit,
             cancel: CancellationToken::new(),
             stories: Arc::new(MemoryStoryStore::new()),
+            rows_read: None,
         }
     }
 
@@ -395,6 +397,25 @@ impl ToolContext {
     /// The audit sink.
     pub fn audit(&self) -> &Arc<dyn AuditSink> {
         &self.audit
+    }
+
+    /// Counts the rows the statements of this context keep into `rows_read`, for a host that
+    /// reports progress while a call runs.
+    #[must_use]
+    pub fn with_rows_read(mut self, rows_read: RowsRead) -> Self {
+        self.rows_read = Some(rows_read);
+        self
+    }
+
+    /// Execution options for one statement of this context: the settings' limits, stopped by
+    /// this context's cancellation token, its rows counted if [`with_rows_read`](Self::with_rows_read)
+    /// asked for it.
+    pub fn exec_options(&self) -> ExecOptions {
+        let options = self.settings.exec_options(self.cancel.clone());
+        match &self.rows_read {
+            Some(rows_read) => options.with_rows_read(rows_read.clone()),
+            None => options,
+        }
     }
 
     /// The cancellation token of this conversation.

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -41,6 +42,26 @@ pub struct ExecOptions {
     /// The statement's turn on its database, when it has taken one
     /// ([`DialectExt::query`](crate::DialectExt::query) does).
     turn: Option<Arc<Admitted>>,
+    /// Counts the rows [`collect_capped`](crate::collect_capped) keeps, for whoever reports
+    /// progress.
+    rows_read: Option<RowsRead>,
+}
+
+/// A count of the rows read so far by the statements that share it, for progress reports (an
+/// MCP server's `notifications/progress`). Clones share the count; reading it never waits.
+#[derive(Debug, Clone, Default)]
+pub struct RowsRead(Arc<AtomicU64>);
+
+impl RowsRead {
+    /// The rows read so far.
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Counts `rows` more.
+    pub(crate) fn add(&self, rows: u64) {
+        self.0.fetch_add(rows, Ordering::Relaxed);
+    }
 }
 
 impl Default for ExecOptions {
@@ -52,6 +73,7 @@ impl Default for ExecOptions {
             cancel: CancellationToken::new(),
             batch_size: DEFAULT_BATCH_SIZE,
             turn: None,
+            rows_read: None,
         }
     }
 }
@@ -95,6 +117,18 @@ impl ExecOptions {
     /// Whether the statement holds a turn given by the gate `gate`.
     pub(crate) fn admitted_by(&self, gate: u64) -> bool {
         self.turn.as_ref().is_some_and(|t| t.is_from(gate))
+    }
+
+    /// Counts the rows kept from the result into `rows_read` as they arrive.
+    #[must_use]
+    pub fn with_rows_read(mut self, rows_read: RowsRead) -> Self {
+        self.rows_read = Some(rows_read);
+        self
+    }
+
+    /// The count the rows kept go to, if any.
+    pub(crate) fn rows_read(&self) -> Option<&RowsRead> {
+        self.rows_read.as_ref()
     }
 
     /// Sets the rows per batch (at least 1).

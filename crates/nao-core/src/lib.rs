@@ -119,7 +119,7 @@ pub use dialect::{Dialect, DialectExt, quote_table};
 pub use error::{BoxError, DialectError, ToolError};
 pub use exec::{
     BatchStream, DEFAULT_BATCH_SIZE, DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT,
-    ExecOptions,
+    ExecOptions, RowsRead,
 };
 pub use governed::GovernedDialect;
 pub use provider::{

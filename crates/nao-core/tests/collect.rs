@@ -9,7 +9,7 @@ use arrow_array::{Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use futures_util::StreamExt;
 use nao_core::render::Truncation;
-use nao_core::{BatchStream, DialectError, ExecOptions, collect_capped};
+use nao_core::{BatchStream, DialectError, ExecOptions, RowsRead, collect_capped};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -45,6 +45,38 @@ async fn a_result_that_fits_is_complete() {
         .unwrap();
     assert_eq!(got.row_count, 30);
     assert_eq!(got.truncation, None);
+}
+
+#[tokio::test]
+async fn rows_read_counts_the_rows_kept_across_statements() {
+    let rows_read = RowsRead::default();
+    let options = ExecOptions::default()
+        .with_max_rows(25)
+        .with_rows_read(rows_read.clone());
+    let cut = collect(
+        BatchStream::from_batches(schema(), batches(3, 10)),
+        &options,
+    )
+    .await
+    .unwrap();
+    assert_eq!(cut.row_count, 25);
+    assert_eq!(
+        rows_read.get(),
+        25,
+        "the cut batch counts only its kept rows"
+    );
+    let whole = collect(
+        BatchStream::from_batches(schema(), batches(2, 10)),
+        &options,
+    )
+    .await
+    .unwrap();
+    assert_eq!(whole.row_count, 20);
+    assert_eq!(
+        rows_read.get(),
+        45,
+        "a second statement adds to the same count"
+    );
 }
 
 #[tokio::test]

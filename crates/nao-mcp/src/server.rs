@@ -4,7 +4,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nao_core::{RiskLevel, ToolCall, ToolContext, ToolRegistry, ToolResult, ToolSpec};
+use nao_core::{RiskLevel, RowsRead, ToolCall, ToolContext, ToolRegistry, ToolResult, ToolSpec};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
@@ -69,7 +69,8 @@ impl McpServer {
 
     /// Reports a call whose request carries a progress token (`_meta.progressToken`) as still
     /// running every `interval` (default [`DEFAULT_PROGRESS_INTERVAL`]) until it ends, with a
-    /// `notifications/progress` whose progress is the seconds elapsed: clients that restart
+    /// `notifications/progress` whose progress is the seconds elapsed and whose message says
+    /// how many rows its statements have read so far: clients that restart
     /// their request timeout on progress then wait for a long query instead of giving up on
     /// it. Calls without a token hear nothing. A zero interval is taken as one millisecond.
     #[must_use]
@@ -211,7 +212,12 @@ impl ServerHandler for McpServer {
         // HTTP client that went away, a stdio peer that closed its end) or the shutdown cuts
         // running calls.
         let cancel = slot.cancel_token();
-        let ctx = self.ctx.clone().with_cancel(cancel.clone());
+        let mut ctx = self.ctx.clone().with_cancel(cancel.clone());
+        let progress = context.meta.get_progress_token().map(|token| {
+            let rows = RowsRead::default();
+            ctx = ctx.clone().with_rows_read(rows.clone());
+            (token, rows)
+        });
         let call = ToolCall::new(
             context.id.to_string(),
             request.name.as_ref(),
@@ -220,8 +226,9 @@ impl ServerHandler for McpServer {
         let started = Instant::now();
         let work = reporting_progress(
             self.registry.call(&call, &ctx),
-            context.meta.get_progress_token().map(|token| Progress {
+            progress.map(|(token, rows)| Progress {
                 token,
+                rows,
                 peer: &context.peer,
                 every: self.progress_interval,
                 tool: &call.name,
@@ -289,6 +296,8 @@ async fn until_done<T>(
 /// Where and how often to report a running call.
 struct Progress<'a> {
     token: ProgressToken,
+    /// The rows the call's statements have kept so far.
+    rows: RowsRead,
     peer: &'a Peer<RoleServer>,
     every: Duration,
     tool: &'a str,
@@ -315,9 +324,10 @@ async fn reporting_progress<T>(work: impl Future<Output = T>, progress: Option<P
                     elapsed.as_secs_f64(),
                 )
                 .with_message(format!(
-                    "{} still running after {:.1} s",
+                    "{} still running after {:.1} s, {} rows read",
                     progress.tool,
-                    elapsed.as_secs_f64()
+                    elapsed.as_secs_f64(),
+                    progress.rows.get()
                 ));
                 // A client that has gone or reads slowly misses the note; the call goes on.
                 let _ = tokio::time::timeout(PROGRESS_SEND_LIMIT, progress.peer.notify_progress(note))

@@ -82,7 +82,7 @@ impl Tool for DescribeTable {
         let samples = if rows == 0 {
             None
         } else {
-            let options = settings.exec_options(ctx.cancel().clone());
+            let options = ctx.exec_options();
             match database.sample_rows(&table, rows, &options).await {
                 Ok(sample) => {
                     let facts = ResultFacts::new("sample", sample.row_count);

@@ -84,7 +84,7 @@ impl Tool for ExecuteSql {
         // The database checks it under the policy that governs it (the settings' policy: the
         // context hands out its databases governed).
         let checked = database.prepare(&args.sql_query, Some(cap))?;
-        let options = settings.exec_options(ctx.cancel().clone());
+        let options = ctx.exec_options();
         let span = telemetry::db_query_span(database.name(), &checked, settings.traced_query_text);
         let collected = match database
             .query(&checked, &options)
