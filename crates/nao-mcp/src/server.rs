@@ -144,23 +144,38 @@ pub fn mcp_tool(spec: &ToolSpec) -> Tool {
     tool
 }
 
-/// The schema of a tool's structured content: the output's own when it is an object, else
-/// the object [`mcp_result`] wraps it in (`{"result": …}`).
+/// The schema of a tool's structured content, which MCP wants to be an object schema:
+/// [`mcp_result`] sends an object output as it is and wraps any other value as
+/// `{"result": …}`. So an object schema stays as it is; a schema that allows no object
+/// describes the wrapper; one that allows objects and other values (`Option<T>`, an untagged
+/// enum) allows either form.
 fn output_schema(output: &Value) -> serde_json::Map<String, Value> {
-    match output {
-        Value::Object(object) if object.get("type").and_then(Value::as_str) == Some("object") => {
-            object.clone()
-        }
-        other => {
-            let mut properties = serde_json::Map::new();
-            properties.insert("result".to_owned(), other.clone());
-            let mut wrapped = serde_json::Map::new();
-            wrapped.insert("type".to_owned(), "object".into());
-            wrapped.insert("properties".to_owned(), Value::Object(properties));
-            wrapped.insert("required".to_owned(), serde_json::json!(["result"]));
-            wrapped
-        }
+    let allows_object = match output.get("type") {
+        Some(Value::String(name)) => name == "object",
+        Some(Value::Array(names)) => names.iter().any(|name| name == "object"),
+        _ => true,
+    };
+    if output.get("type").and_then(Value::as_str) == Some("object")
+        && let Value::Object(object) = output
+    {
+        return object.clone();
     }
+    let mut properties = serde_json::Map::new();
+    properties.insert("result".to_owned(), output.clone());
+    let mut wrapped = serde_json::Map::new();
+    wrapped.insert("type".to_owned(), "object".into());
+    wrapped.insert("properties".to_owned(), Value::Object(properties));
+    wrapped.insert("required".to_owned(), serde_json::json!(["result"]));
+    if !allows_object {
+        return wrapped;
+    }
+    let mut either = serde_json::Map::new();
+    either.insert("type".to_owned(), "object".into());
+    either.insert(
+        "anyOf".to_owned(),
+        Value::Array(vec![Value::Object(wrapped), output.clone()]),
+    );
+    either
 }
 
 /// The MCP result of a registry result.
@@ -363,6 +378,13 @@ mod tests {
             json!({"type": "object", "properties": {"result": {"type": "string"}},
                    "required": ["result"]})
         );
+        // An optional object: the object as it is, or null wrapped.
+        let optional =
+            json!({"type": ["object", "null"], "properties": {"n": {"type": "integer"}}});
+        let either = Value::Object(output_schema(&optional));
+        assert_eq!(either["type"], "object");
+        assert_eq!(either["anyOf"][1], optional);
+        assert_eq!(either["anyOf"][0]["properties"]["result"], optional);
         let result: ToolResult = serde_json::from_value(json!({
             "call_id": "1", "tool": "t", "content": "text", "structured": "text",
             "is_error": false, "error_kind": null, "retryable": false, "ends_turn": false,
