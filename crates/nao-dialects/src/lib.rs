@@ -52,6 +52,10 @@
 //! [`DialectError`](nao_core::DialectError) kinds.
 //!
 //! # Also here
+//! - [`guide`]: writing an adapter of your own, step by step (the `Dialect` contract, the
+//!   pump, types, errors, read-only duties, cancellation, the catalogue, the guard dialect, the
+//!   conformance suite), with a worked example over Apache DataFusion in the repository's
+//!   `examples/datafusion-adapter`.
 //! - [`pump`]: the statement pump every adapter runs its statements through (row and byte
 //!   caps, cancellation, time limit, a dropped stream), for adapters written outside this
 //!   crate too.
@@ -59,7 +63,8 @@
 //!   on tables and columns) generated as Arrow batches; `SqliteDialect::demo` and
 //!   `DuckDbDialect::demo` load it.
 //! - `conformance` (feature `conformance`, off by default): the checks every adapter passes
-//!   against its real engine, for adapters written outside this crate too.
+//!   against its real engine, for adapters written outside this crate too: `run` returns a
+//!   report, `conformance_tests!` makes one test per check.
 //! - `story_store` (with `sqlite`): a durable story store on SQLite.
 #![forbid(unsafe_code)]
 // docs.rs (nightly) marks each feature-gated item with the feature it needs.
@@ -89,6 +94,7 @@ mod engine_limits;
 pub mod flight_sql;
 #[cfg(any(feature = "flight-sql", feature = "spark-connect"))]
 mod grpc_errors;
+pub mod guide;
 #[cfg(feature = "mysql")]
 pub mod mysql;
 #[cfg(any(feature = "postgres", feature = "mysql"))]

@@ -52,6 +52,9 @@
 //! # }
 //! ```
 //!
+//! The [guide](crate::guide) walks through a whole adapter and its conformance run; the
+//! repository's `examples/datafusion-adapter` is one, written outside this crate.
+//!
 //! Engines that serve files rather than take writes load the same table another way: the
 //! `demo_parquet` example writes it as Parquet for Sail, Spark and roapi. The individual
 //! checks are also functions here ([`reads_the_fixture`], …) that panic with the failure, for
