@@ -40,7 +40,10 @@
 //!   ([`nao_dialects::pump`]): a task plans the statement, streams DataFusion's
 //!   `SendableRecordBatchStream` into the pump, and drops it when the caller cancels, the time
 //!   limit passes, the caps are reached or the reader goes away; dropping the stream is how
-//!   DataFusion cancels (its partitions' tasks are aborted).
+//!   DataFusion cancels (its partitions' tasks are aborted). That task and DataFusion's own run
+//!   on a tokio runtime of the adapter's (`builder.rs`, `EngineRuntime`), so a statement that
+//!   computes for seconds without yielding never holds the host's runtime;
+//!   [`DataFusionDialect::running_tasks`] counts what still runs there.
 //! - `catalog.rs`: `list_tables` and `describe_table` over DataFusion's catalogues, with the
 //!   registered comments.
 //! - `errors.rs`: DataFusion's errors to [`DialectError`](nao_dialects::core::DialectError)
