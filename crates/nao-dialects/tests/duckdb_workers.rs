@@ -176,6 +176,50 @@ async fn timeouts_and_cancellation_end_the_worker() {
     assert_eq!(live_workers(&tag), 0, "no worker outlives the adapter");
 }
 
+/// The process ids of the live workers started with `tag`.
+fn worker_pids(tag: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let pid = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            cmdline
+                .split(|b| *b == 0)
+                .any(|arg| arg == tag.as_bytes())
+                .then_some(pid)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_that_ended_while_idle_is_replaced_for_the_next_statement() {
+    let dir = TestDir::new("idle-death");
+    let tag = format!("--test-tag=idle-death-{}", std::process::id());
+    let limits = in_workers(256 << 20, 1).isolation(Isolation::Workers {
+        program: env!("CARGO_BIN_EXE_nao-duckdb-worker").into(),
+        args: vec![tag.clone().into()],
+        count: 1,
+    });
+    let db = DuckDbDialect::open_with("db", database(&dir, 1000), &limits).unwrap();
+    let count = "SELECT count(*) AS n FROM t";
+    run(&db, count, ExecOptions::default()).await.unwrap();
+    let idle = worker_pids(&tag);
+    assert_eq!(idle.len(), 1, "one worker waits for the next statement");
+    // The idle worker dies (the OOM killer, an operator): the next statement must not fail.
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &idle[0].to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let after = run(&db, count, ExecOptions::default()).await.unwrap();
+    let n = after.batches[0].column(0).as_primitive::<Int64Type>();
+    assert_eq!(n.value(0), 1000);
+    let now = worker_pids(&tag);
+    assert_eq!(now.len(), 1, "the dead worker reaped, a fresh one kept");
+    assert_ne!(now[0], idle[0]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_worker_program_is_a_clear_error() {
     let dir = TestDir::new("missing");

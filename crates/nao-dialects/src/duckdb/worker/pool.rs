@@ -78,6 +78,22 @@ impl Worker {
     }
 }
 
+impl Worker {
+    /// Becomes `fresh`, keeping this worker's handle (which the watcher holds) for the fresh
+    /// process; the old process is ended and reaped.
+    fn replace_with(&mut self, mut fresh: Worker) {
+        {
+            let mut mine = lock(&self.child);
+            let mut theirs = lock(&fresh.child);
+            std::mem::swap(&mut *mine, &mut *theirs);
+        }
+        std::mem::swap(&mut self.stdin, &mut fresh.stdin);
+        std::mem::swap(&mut self.stdout, &mut fresh.stdout);
+        std::mem::swap(&mut self.ready, &mut fresh.ready);
+        // `fresh` now holds the old process and pipes: dropping it ends and reaps them.
+    }
+}
+
 impl Drop for Worker {
     fn drop(&mut self) {
         self.end();
@@ -255,6 +271,11 @@ impl Inner {
     /// The reader thread: waits for a new worker to be ready, sends the request, forwards the
     /// schema and batches, and returns the worker to the idle list when it ends cleanly (before
     /// the stream ends, so the next statement finds it there).
+    ///
+    /// A worker whose output ends before it has answered anything (one that ended while it
+    /// waited idle, or at its start) has not run the statement for anyone: the statement gets
+    /// one more try on a fresh worker, unless it is being stopped. (Seen on a loaded machine:
+    /// the statement after a timed-out one failed with "the worker's output ended".)
     fn run(
         &self,
         mut worker: Worker,
@@ -262,7 +283,33 @@ impl Inner {
         stop: &Stop,
         producer: &mut Producer,
     ) -> stream::Last {
-        let outcome = self.converse(&mut worker, request, producer);
+        let mut answered = false;
+        let mut outcome = self.converse(&mut worker, request, producer, &mut answered);
+        if let Err(io_error) = &outcome
+            && !answered
+            && stop.get().is_none()
+        {
+            let status = lock(&worker.child).try_wait().ok().flatten();
+            tracing::warn!(error = %io_error, ?status, "a DuckDB worker ended before answering; trying a fresh one");
+            match self.spawn() {
+                Ok(fresh) => {
+                    // The watcher holds the child's handle: the fresh process goes into it, so
+                    // a stop ends the worker that now runs the statement.
+                    worker.replace_with(fresh);
+                    // A stop claimed before the swap ended the old process only; one claimed
+                    // after it ends the fresh one (the watcher kills under the same lock).
+                    if let Some(reason) = stop.get() {
+                        worker.end();
+                        return Err(Some(reason.error(&self.database)));
+                    }
+                    outcome = self.converse(&mut worker, request, producer, &mut answered);
+                }
+                Err(error) => {
+                    worker.end();
+                    return Err(Some(self.host_paths.scrub(error)));
+                }
+            }
+        }
         let error = match outcome {
             Ok(Ending::Done) => {
                 self.keep(worker, stop);
@@ -301,11 +348,14 @@ impl Inner {
     }
 
     /// The frames of one statement.
+    /// `answered` is set once the worker has sent a frame for the statement (its schema, an
+    /// error, its end).
     fn converse(
         &self,
         worker: &mut Worker,
         request: &Request,
         producer: &mut Producer,
+        answered: &mut bool,
     ) -> io::Result<Ending> {
         if !worker.ready {
             match next_frame(&mut worker.stdout)? {
@@ -329,6 +379,7 @@ impl Inner {
         let mut full = false;
         loop {
             let (tag, payload) = next_frame(&mut worker.stdout)?;
+            *answered = true;
             match tag {
                 Tag::Schema => {
                     let (schema, _) = protocol::decode_batch(&payload)?;
