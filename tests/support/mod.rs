@@ -14,6 +14,7 @@ pub(crate) mod mysql;
 pub(crate) mod planted;
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
+pub(crate) mod test_dir;
 
 use std::fmt::Debug;
 use std::future::Future;

@@ -18,8 +18,6 @@ mod support;
 
 mod in_memory;
 
-use std::path::PathBuf;
-
 use in_memory::{connect, text};
 use nao_core::QueryId;
 use nao_mcp::McpServer;
@@ -29,27 +27,7 @@ use rmcp::model::{CallToolResult, ReadResourceRequestParams};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 use support::planted::{self, assert_no_denied_names, assert_no_leak};
-
-/// A directory of the test's own, removed on drop: the database file and the masking key.
-struct TestDir(PathBuf);
-
-impl TestDir {
-    fn new() -> TestDir {
-        let dir = std::env::temp_dir().join(format!("nao-mcp-governance-{}", support::unique()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TestDir(dir)
-    }
-
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-}
-
-impl Drop for TestDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use support::test_dir::TestDir;
 
 /// The server the command line describes, serving the database at `url` as `gov` under the
 /// planted policy, with a masking key from a file in `dir`.
@@ -96,7 +74,7 @@ fn query_id(sql: &str, result: &CallToolResult) -> String {
 /// Serves the database at `url` with the planted policy and reads everything a client can,
 /// [`planted::IMPLICIT_CASTS`] included.
 async fn no_byte_leaks(url: &str) {
-    let dir = TestDir::new();
+    let dir = TestDir::new("mcp-governance");
     let server = server(url, &dir).await;
     let ctx = server.context().clone();
     let client = connect(server).await;
@@ -248,7 +226,7 @@ async fn no_byte_leaks(url: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_planted_byte_reaches_an_mcp_client_on_sqlite() {
-    let dir = TestDir::new();
+    let dir = TestDir::new("mcp-governance");
     let path = dir.path("gov.sqlite");
     let connection = nao_dialects::sqlite::rusqlite::Connection::open(&path).unwrap();
     connection
@@ -261,7 +239,7 @@ async fn no_planted_byte_reaches_an_mcp_client_on_sqlite() {
 #[cfg(feature = "duckdb")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_planted_byte_reaches_an_mcp_client_on_duckdb() {
-    let dir = TestDir::new();
+    let dir = TestDir::new("mcp-governance");
     let path = dir.path("gov.duckdb");
     let connection = nao_dialects::duckdb::driver::Connection::open(&path).unwrap();
     connection

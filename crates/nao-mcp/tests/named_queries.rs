@@ -16,7 +16,7 @@ mod support;
 
 mod in_memory;
 
-use std::path::PathBuf;
+use support::test_dir::TestDir;
 
 use in_memory::{call, connect, text};
 use nao_core::QueryId;
@@ -46,27 +46,6 @@ const ATTACKS: [&str; 18] = [
     "%_\\%\\_",
     "Customer 07' --",
 ];
-
-/// A directory of the test's own, removed on drop.
-struct TestDir(PathBuf);
-
-impl TestDir {
-    fn new() -> TestDir {
-        let dir = std::env::temp_dir().join(format!("nao-mcp-named-{}", support::unique()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TestDir(dir)
-    }
-
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-}
-
-impl Drop for TestDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// The config file of the tests: three named queries over the database `db`.
 fn config(url: &str, policy: &str) -> String {
@@ -183,7 +162,7 @@ fn planted_sqlite(dir: &TestDir) -> String {
 
 #[tokio::test]
 async fn named_queries_are_listed_with_their_schema_and_called() {
-    let dir = TestDir::new();
+    let dir = TestDir::new("mcp-named");
     let url = planted_sqlite(&dir);
     let server = server(&dir, &config(&url, "")).await.unwrap();
     let ctx = server.context().clone();
@@ -283,7 +262,7 @@ async fn named_queries_are_listed_with_their_schema_and_called() {
 
 #[tokio::test]
 async fn sqlite_values_stay_literals() {
-    let dir = TestDir::new();
+    let dir = TestDir::new("mcp-named");
     let url = planted_sqlite(&dir);
     let server = server(&dir, &config(&url, "")).await.unwrap();
     no_injection(server, "SQLite", carries_all_but_nul).await;
@@ -291,7 +270,7 @@ async fn sqlite_values_stay_literals() {
 
 #[tokio::test]
 async fn templates_are_checked_at_startup() {
-    let dir = TestDir::new();
+    let dir = TestDir::new("mcp-named");
     let url = planted_sqlite(&dir);
     let with_tool = |tool: &str, policy: &str| {
         format!(
@@ -374,7 +353,7 @@ async fn postgres_values_stay_literals_whatever_standard_conforming_strings() {
         ))
         .await
         .unwrap();
-    let dir = TestDir::new();
+    let dir = TestDir::new("mcp-named");
     let server = server(&dir, &config(&planted.reader_url(), ""))
         .await
         .unwrap();
@@ -388,7 +367,7 @@ async fn mysql_values_stay_literals() {
         return;
     };
     let planted = support::mysql::PlantedDatabase::new(&admin_url).await;
-    let dir = TestDir::new();
+    let dir = TestDir::new("mcp-named");
     let server = server(&dir, &config(&planted.reader_url(), ""))
         .await
         .unwrap();
